@@ -22,12 +22,13 @@ from typing import TYPE_CHECKING, Any, overload
 
 from goosectx.conversation import Message
 from goosectx.errors import CostCapReached
-from goosectx.providers.base import ContextLimit, Provider, StreamItem, TokenPrices, ToolSchema
+from goosectx.providers.base import ContextLimit, Provider, TokenPrices, ToolSchema
 from goosectx.tokens import TokenCounter
 from goosectx.usage import UsageLedger, format_cap_usd, format_cost_usd
 
 if TYPE_CHECKING:
     from goosectx.config import Settings
+    from goosectx.providers.base import StreamItem
 
 RAISE_HINT = ("to go on, raise the cap: /max-cost USD in the REPL, --max-cost USD (goosectx, "
               "session, run), GOOSECTX_MAX_COST_USD or max_cost_usd in the config file")

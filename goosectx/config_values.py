@@ -242,11 +242,21 @@ def parse_str(key: str, value: object) -> str:
 
 def read_toml(path: Path) -> dict[str, Any]:
     """Read a TOML file; every failure is a one-line ConfigError naming the file."""
+    try:
+        with path.open("rb") as fh:
+            data = fh.read()
+    except IsADirectoryError:
+        raise ConfigError(
+            f"config file {path} is a directory", "point --config at a file"
+        ) from None
+    except OSError as exc:
+        raise ConfigError(f"cannot read config file {path}: {exc.strerror}") from None
+    if not data:  # an empty file is an empty table: no TOML parser loaded for it
+        return {}
     import tomllib  # here: a run without a config file never parses TOML
 
     try:
-        with path.open("rb") as fh:
-            return tomllib.load(fh)
+        return tomllib.loads(data.decode())
     except UnicodeDecodeError as exc:
         raise ConfigError(
             f"config file {path} is not UTF-8 text (byte {exc.start})",
@@ -256,14 +266,8 @@ def read_toml(path: Path) -> dict[str, Any]:
         raise ConfigError(
             f"config file {path} is not valid TOML: {exc}", "fix the line named, or move the file"
         ) from None
-    except IsADirectoryError:
-        raise ConfigError(
-            f"config file {path} is a directory", "point --config at a file"
-        ) from None
     except RecursionError:
         raise ConfigError(
             f"config file {path} nests arrays or tables too deeply to read",
             "fix the file, or move it aside",
         ) from None
-    except OSError as exc:
-        raise ConfigError(f"cannot read config file {path}: {exc.strerror}") from None

@@ -9,7 +9,6 @@ loaded at all, a characters ÷ 4 estimate is used.
 
 from __future__ import annotations
 
-import hashlib
 import importlib.util
 import marshal
 import os
@@ -145,6 +144,8 @@ def _load(name: str) -> Encoder:
         if name not in ENCODING_CONSTRUCTORS:
             return tiktoken.get_encoding(name)
         kwargs = ENCODING_CONSTRUCTORS[name]()
+        import hashlib  # (as in _read_tables)
+
         payload = marshal.dumps(kwargs)
         write_cache_file(path, hashlib.sha256(payload).digest() + payload)
     return tiktoken.Encoding(**kwargs)
@@ -164,6 +165,8 @@ def _read_tables(path: Path) -> dict[str, Any] | None:
         data = path.read_bytes()
     except OSError:
         return None
+    import hashlib  # here, as tiktoken: OpenSSL's for megabytes, loaded with the encoding
+
     digest, payload = data[:32], data[32:]
     if len(digest) != 32 or hashlib.sha256(payload).digest() != digest:
         return None

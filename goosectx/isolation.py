@@ -16,7 +16,6 @@ the process themselves (stdio extension servers, through anyio).
 
 from __future__ import annotations
 
-import ctypes
 import functools
 import os
 import select
@@ -51,6 +50,8 @@ def protect_self() -> bool:
     """
     if not sys.platform.startswith("linux"):
         return False
+    import ctypes  # here: the shell tool and extension servers import this module too
+
     try:
         libc = ctypes.CDLL(None, use_errno=True)
         return bool(libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) == 0)

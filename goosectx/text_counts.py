@@ -21,13 +21,13 @@ written (:func:`goosectx.private_mode.make_private_dir`).
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import sys
 import threading
 from pathlib import Path
 
+from goosectx.digests import sha256
 from goosectx.private_mode import make_private, make_private_dir
 
 FORMAT = "goosectx-text-token-counts"
@@ -60,13 +60,13 @@ def user_cache_dir() -> Path:
 
 def text_key(encoding: str, text: str) -> str:
     """The entry key of ``text`` counted with ``encoding`` (SHA-256, hex)."""
-    digest = hashlib.sha256(f"{VERSION}\0{encoding}\0".encode())
+    digest = sha256(f"{VERSION}\0{encoding}\0".encode())
     digest.update(text.encode("utf-8", "surrogatepass"))
     return digest.hexdigest()
 
 
 def _checksum(entries: dict[str, int]) -> str:
-    return hashlib.sha256(json.dumps(entries, separators=(",", ":")).encode()).hexdigest()
+    return sha256(json.dumps(entries, separators=(",", ":")).encode()).hexdigest()
 
 
 def _read(path: Path) -> dict[str, int]:

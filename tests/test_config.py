@@ -248,3 +248,14 @@ def test_a_key_no_table_knows_still_lists_the_tables_valid_keys(tmp_path):
         load_settings(cfg, environ={})
     assert "valid keys: api_base" in exc.value.one_line()
     assert "top-level" not in exc.value.one_line()
+
+
+def test_a_config_of_blank_lines_and_comments_reads_as_empty(tmp_path, monkeypatch):
+    """Only an empty file skips the TOML parser: one of blanks and comments still parses."""
+    config = tmp_path / "c.toml"
+    config.write_text("\n  \n# nothing set yet\n")
+    monkeypatch.setenv("GOOSECTX_CONFIG", str(config))
+    assert load_settings().model is None
+    config.write_bytes(b"\r")  # a lone carriage return is no TOML
+    with pytest.raises(ConfigError, match="not valid TOML"):
+        load_settings()

@@ -198,3 +198,23 @@ def test_a_database_whose_user_version_is_newer_is_refused_in_one_line_and_untou
         assert "made by a newer goosectx" in lines[0] and "upgrade goosectx" in lines[0]
         assert db.read_bytes() == before, command
     assert _applied(db) == KNOWN
+
+
+def test_an_up_to_date_database_opens_without_the_migrations_and_a_new_one_is_applied(
+        tmp_path, monkeypatch):
+    """The store skips loading the migrations only for a database at exactly this build's
+    schema; the numbers it knows that by are MIGRATIONS' own, and a migration this build adds
+    (or one the database lacks) is still applied."""
+    from goosectx.store.database import MIGRATION_NUMBERS
+
+    assert set(KNOWN) == MIGRATION_NUMBERS
+    SessionStore(tmp_path / "d").close()
+    db = tmp_path / "d" / "sessions.db"
+    conn = sqlite3.connect(db)
+    conn.execute("DELETE FROM schema_migrations WHERE number=?", (KNOWN[-1],))
+    conn.commit()
+    conn.close()
+    later = Migration(KNOWN[-1], "again", "CREATE TABLE again (x INTEGER);")
+    monkeypatch.setattr(migrations_module, "MIGRATIONS", (*MIGRATIONS[:-1], later))
+    SessionStore(tmp_path / "d").close()  # the missing number is applied, not skipped
+    assert _applied(db) == KNOWN and "again" in {t for t, _ in _schema(db)}

@@ -16,13 +16,14 @@ from goosectx.cli.sanitize import one_line_safe
 from goosectx.config import Settings
 from goosectx.errors import GoosectxError, SessionNotFound, UsageError
 from goosectx.session import NAME_MAX_CHARS, Session, name_problem
-from goosectx.store import SessionLock, SessionStore
+from goosectx.store import SessionStore
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
     from goosectx.agent import Agent
     from goosectx.recorder import SessionRecorder
+    from goosectx.store import SessionLock
 
 CWD_GONE = ("the current directory no longer exists", "cd to a directory that exists")
 """The error (message, fix) of a command started in a directory that was deleted since."""

@@ -54,15 +54,15 @@ def request_context(settings: Settings, session: Session) -> RequestContext:
     """The system prompt and tool schemas the session's next request would carry.
 
     An agent's (:attr:`~goosectx.agent.Agent.request_context`), made without one: compaction
-    runs no tools, and a dry run imports none of the agent loop.
+    runs no tools, and a dry run imports none of the agent loop — nor the tools: their
+    definitions are data (:mod:`goosectx.tools.definitions`).
     """
     from goosectx.compaction.figures import next_request, sends_tools
     from goosectx.prompts import load_project_instructions
-    from goosectx.tools.builtin import default_registry
-    from goosectx.tools.offering import ToolOffering
+    from goosectx.tools.definitions import BuiltinDefinitions
 
-    tools = default_registry()
-    return next_request(session, settings.mode, tools, ToolOffering(tools, None),
+    tools = BuiltinDefinitions()
+    return next_request(session, settings.mode, tools, tools,
                         tools_sent=sends_tools(session, settings.mode),
                         project_instructions=load_project_instructions(session.working_dir))
 

@@ -24,7 +24,8 @@ from goosectx.config import DEFAULT_CONTEXT_LIMIT_TOKENS, Settings
 from goosectx.errors import StoreError
 from goosectx.session import NAME_MAX_CHARS, SessionState
 from goosectx.store import SessionStore, SessionSummary
-from goosectx.store.search import SearchHit, match_query
+from goosectx.store.search import match_query
+from goosectx.store.search_hit import SearchHit
 from goosectx.transcript_search import MessageHit
 
 if TYPE_CHECKING:

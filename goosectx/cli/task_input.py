@@ -31,7 +31,6 @@ from dataclasses import dataclass
 from typing import BinaryIO, TextIO
 
 from goosectx.errors import UsageError
-from goosectx.store.replacing import replace_surrogates
 
 
 def utf8_stdin() -> None:
@@ -155,6 +154,10 @@ def read_piped(stdin: TextIO) -> Piped | None:
     Raises:
         UsageError: it is not UTF-8 text (NUL bytes, invalid bytes).
     """
+    # Here, not above: every command imports this module at start-up (utf8_stdin), and this
+    # one would load the whole store package with it (~15 ms of `goosectx --help`).
+    from goosectx.store.replacing import replace_surrogates
+
     buffer = getattr(stdin, "buffer", None)
     if buffer is None:
         text = stdin.read()
@@ -199,6 +202,8 @@ def read_task(text: str | None, input_file: str | None, stdin: TextIO | None = N
         UsageError: both given, or neither and nothing piped; an unreadable file, input that
             is not UTF-8 text, or an empty task.
     """
+    from goosectx.store.replacing import replace_surrogates  # (as in read_piped)
+
     stdin = stdin or sys.stdin
     if text is not None and input_file is not None:
         raise UsageError("give the task with only one of -t TEXT and -i FILE",

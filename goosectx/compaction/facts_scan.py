@@ -14,7 +14,6 @@ kept on the way too.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
@@ -28,6 +27,7 @@ from goosectx.compaction.facts import (
 from goosectx.compaction.memo import ScanMemo
 from goosectx.compaction.scan_state import Checkpoint, ScanCache, decode, encode, view_digest
 from goosectx.conversation import Message
+from goosectx.digests import sha256
 from goosectx.tokens import TokenCounter
 
 if TYPE_CHECKING:
@@ -108,4 +108,4 @@ def _digest(memo: ScanMemo, view: Sequence[Message], end: int, stored: Sequence[
     if not made:
         return digest
     text = json.dumps(made, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
-    return f"{digest}-{hashlib.sha256(text.encode('utf-8', 'surrogatepass')).hexdigest()}"
+    return f"{digest}-{sha256(text.encode('utf-8', 'surrogatepass')).hexdigest()}"

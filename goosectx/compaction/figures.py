@@ -26,8 +26,7 @@ from goosectx.tokens import ContextBreakdown, TokenCounter
 
 if TYPE_CHECKING:
     from goosectx.config import ApprovalMode
-    from goosectx.tools.base import ToolRegistry
-    from goosectx.tools.offering import ToolOffering
+    from goosectx.tools.definitions import ToolExtras, ToolList
 
 
 @dataclass(slots=True)
@@ -63,8 +62,8 @@ def sends_tools(session: Session, mode: ApprovalMode) -> bool:
         m.tool_requests for m in session.conversation.agent_view(for_sending=False))
 
 
-def next_request(session: Session, mode: ApprovalMode, tools: ToolRegistry,
-                 offering: ToolOffering, *, tools_sent: bool,
+def next_request(session: Session, mode: ApprovalMode, tools: ToolList,
+                 offering: ToolExtras, *, tools_sent: bool,
                  project_instructions: str) -> RequestContext:
     """The system prompt and tool schemas of ``session``'s next request.
 

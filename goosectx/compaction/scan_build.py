@@ -22,13 +22,14 @@ not ours is ignored, and writing it is best effort (:func:`~goosectx.text_counts
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import re
 import stat
 from functools import cache
 from pathlib import Path
+
+from goosectx.digests import sha256
 
 SCAN_ENTRY = "goosectx.compaction.facts_scan"
 """The facts scan's entry module (as :mod:`.layout` imports it)."""
@@ -178,7 +179,7 @@ def build_digest() -> str:
     sources = _sources()
     if not sources:
         return ""
-    digest = hashlib.sha256()
+    digest = sha256()
     for name in sorted(sources):
         data = sources[name]
         digest.update(f"{name}\0{len(data)}\0".encode())
@@ -197,7 +198,7 @@ def cache_path() -> Path:
     """Where this build's digest is kept: one file per directory holding the package."""
     from goosectx.text_counts import user_cache_dir
 
-    key = hashlib.sha256(_BASE.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+    key = sha256(_BASE.encode("utf-8", "surrogatepass")).hexdigest()[:16]
     return user_cache_dir() / f"scan-build-{key}.json"
 
 

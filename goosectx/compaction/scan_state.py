@@ -16,7 +16,6 @@ other-build state reads as none: the view is scanned whole and a new one is kept
 
 from __future__ import annotations
 
-import hashlib
 import json
 import zlib
 from array import array
@@ -27,6 +26,7 @@ from typing import Any, Protocol
 
 from goosectx.compaction.scan_build import build_digest
 from goosectx.conversation import Message
+from goosectx.digests import sha256
 
 SCAN_STATE_VERSION = 3
 """The kept state's format, combined with :func:`~.scan_build.build_digest` (which changes
@@ -78,7 +78,7 @@ def view_digest(view: Sequence[Message], end: int, conversation: Sequence[Messag
     changes, not an insert, which every append is).
     """
     head = view[:end]
-    digest = hashlib.sha256("\n".join(map(attrgetter("id"), head)).encode("utf-8",
+    digest = sha256("\n".join(map(attrgetter("id"), head)).encode("utf-8",
                                                                            "surrogatepass"))
     digest.update(array("q", map(len, map(attrgetter("content"), head))).tobytes())
     ids = list(map(attrgetter("id"), conversation))

@@ -10,62 +10,35 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol, TypeAlias
+from typing import TYPE_CHECKING, Any, Protocol, TypeAlias
 
 from goosectx.conversation import Message
-from goosectx.usage import Usage
+
+if TYPE_CHECKING:  # the stream's items load with the first stream (a dry run makes none)
+    from goosectx.providers.stream_items import ProviderResponse as ProviderResponse
+    from goosectx.providers.stream_items import StreamItem as StreamItem
+    from goosectx.providers.stream_items import TextDelta as TextDelta
+    from goosectx.providers.stream_items import ThinkingDelta as ThinkingDelta
+    from goosectx.providers.stream_items import ToolCallDelta as ToolCallDelta
 
 ToolSchema: TypeAlias = dict[str, Any]
 """One tool as sent: ``{"name": str, "description": str, "parameters": <JSON schema>}``."""
 
-
-@dataclass(frozen=True, slots=True)
-class TextDelta:
-    """A chunk of streamed answer text."""
-
-    text: str
+_STREAM_ITEMS = ("ProviderResponse", "StreamItem", "TextDelta", "ThinkingDelta", "ToolCallDelta")
 
 
-@dataclass(frozen=True, slots=True)
-class ThinkingDelta:
-    """A chunk of streamed reasoning text."""
+def __getattr__(name: str) -> Any:
+    """The stream's items (:mod:`.stream_items`), imported when first asked for.
 
-    text: str
-
-
-@dataclass(frozen=True, slots=True)
-class ToolCallDelta:
-    """A chunk of a tool call's arguments arrived (progress only; the call is in the reply).
-
-    Attributes:
-        name: The tool's name as streamed so far (may be empty at first).
-        argument_chars: Characters of this call's arguments received so far.
+    Four dataclasses a command that calls no model (``compact --dry-run``) does not load.
     """
+    if name in _STREAM_ITEMS:
+        from goosectx.providers import stream_items
 
-    name: str
-    argument_chars: int
-
-
-@dataclass(frozen=True, slots=True)
-class ProviderResponse:
-    """The finished reply of one model call (always the last item of a stream).
-
-    Attributes:
-        message: The assistant message: thinking, text and tool-request parts, in order. A
-            tool call whose arguments are not valid JSON becomes a ``ToolRequest`` with
-            ``parse_error`` set.
-        usage: Reported usage (with cost when litellm knows it), or ``None`` if not reported.
-        model: The model that answered.
-        finish_reason: The provider's finish reason, if any.
-    """
-
-    message: Message
-    usage: Usage | None
-    model: str
-    finish_reason: str | None = None
+        return getattr(stream_items, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-StreamItem: TypeAlias = TextDelta | ThinkingDelta | ToolCallDelta | ProviderResponse
 
 
 STATED_LIMIT_SOURCE = "stated by the server when it rejected a request"
@@ -170,6 +143,8 @@ def complete(
     finish reason :data:`STOPPED_OVER_BUDGET` (a provider ignoring ``max_tokens`` sent a
     276k-token summary, read for 68 s before it was refused).
     """
+    from goosectx.providers.stream_items import ProviderResponse, TextDelta
+
     final: ProviderResponse | None = None
     stream = provider.stream(system, messages, (), max_tokens=max_tokens, cancel=cancel,
                              retries=retries)

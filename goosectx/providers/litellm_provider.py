@@ -20,11 +20,10 @@ from __future__ import annotations
 
 import logging
 import os
-import queue
 import threading
 import time
 from collections.abc import Iterator, Sequence
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from goosectx.config import DEFAULT_CONTEXT_LIMIT_TOKENS, Settings
 from goosectx.conversation import Attachment, Message, ToolResponse
@@ -35,14 +34,15 @@ from goosectx.errors import (
 from goosectx.providers.base import (
     STATED_LIMIT_SOURCE,
     ContextLimit,
-    ProviderResponse,
-    StreamItem,
     TokenPrices,
     ToolSchema,
 )
 from goosectx.providers.litellm_stream import MAX_TOOL_ARGUMENT_CHARS, load_litellm
 from goosectx.providers.model_map import bundled_model_info
 from goosectx.usage import Usage
+
+if TYPE_CHECKING:
+    from goosectx.providers.base import StreamItem
 
 log = logging.getLogger("goosectx.provider")
 
@@ -207,7 +207,10 @@ class LiteLLMProvider:
             ContextLengthExceeded, RateLimited, AuthFailed, ProviderUnavailable, ProviderError.
         """
         # Imported at the first call: a process that makes none (``compact --dry-run``, an
-        # extractive compaction) was paying ~3.5 ms of start-up for them.
+        # extractive compaction) was paying ~3.5 ms of start-up for them (~1 ms more: the
+        # queue and the stream's items).
+        import queue
+
         from goosectx.providers.litellm_call import pump
         from goosectx.providers.litellm_errors import overrun_error
         from goosectx.providers.openai_format import (
@@ -216,6 +219,7 @@ class LiteLLMProvider:
             to_openai_tools,
             tool_choice_param,
         )
+        from goosectx.providers.stream_items import ProviderResponse
 
         cancel = cancel or threading.Event()
         kwargs: dict[str, Any] = {

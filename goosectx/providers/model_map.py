@@ -15,7 +15,6 @@ best effort and atomic (:func:`goosectx.text_counts.write_cache_file`). The newe
 
 from __future__ import annotations
 
-import hashlib
 import importlib.util
 import json
 import threading
@@ -23,6 +22,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from goosectx.digests import sha256
 from goosectx.text_counts import user_cache_dir, write_cache_file
 
 FORMAT = "goosectx-litellm-model-info"
@@ -73,7 +73,7 @@ def default_path() -> Path:
 
 
 def _checksum(source: list[Any], entries: dict[str, Any]) -> str:
-    return hashlib.sha256(json.dumps([source, entries], separators=(",", ":")).encode()
+    return sha256(json.dumps([source, entries], separators=(",", ":")).encode()
                           ).hexdigest()
 
 

@@ -10,24 +10,28 @@ from typing import TYPE_CHECKING, Any
 
 from goosectx.session import TokenCount
 from goosectx.store.database import BUSY_TIMEOUT_MS, DB_NAME
-from goosectx.store.locks import SessionLock
-from goosectx.store.migrations import MIGRATIONS, Migration
 from goosectx.store.sessions import SessionStore
 
 if TYPE_CHECKING:
     from goosectx.store.listing import SessionSummary
+    from goosectx.store.locks import SessionLock
+    from goosectx.store.migrations import MIGRATIONS, Migration
+
+_LAZY = {"SessionSummary": "listing", "SessionLock": "locks", "MIGRATIONS": "migrations",
+         "Migration": "migrations"}
 
 
 def __getattr__(name: str) -> Any:
-    """``SessionSummary`` from :mod:`.listing`, imported when first asked for.
+    """``SessionSummary``, ``SessionLock``, ``MIGRATIONS``, ``Migration``: imported at first use.
 
-    The listing (a dataclass, its queries) is ``sessions list``'s: a command that opens one
-    session does not import it.
+    The listing (a dataclass, its queries) is ``sessions list``'s, the lock a command's that
+    changes a session, the migrations those of a database not at this build's schema
+    (:func:`goosectx.store.database._migrate`): ``compact --dry-run`` imports none of them.
     """
-    if name == "SessionSummary":
-        from goosectx.store.listing import SessionSummary
+    if name in _LAZY:
+        import importlib
 
-        return SessionSummary
+        return getattr(importlib.import_module(f"goosectx.store.{_LAZY[name]}"), name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 __all__ = [

@@ -20,7 +20,6 @@ from pathlib import Path
 from goosectx.errors import DataDirUnusable, StoreCorrupt, StoreError
 from goosectx.parts import compact_json
 from goosectx.session import SessionState
-from goosectx.store import migrations
 from goosectx.store.json_read import loads as loads  # re-exported
 from goosectx.store.replacing import ReplacingConnection
 from goosectx.store.waiting import BUSY_TIMEOUT_MS as BUSY_TIMEOUT_MS  # re-exported
@@ -32,6 +31,30 @@ SQLITE_FULL = 13
 DISK_FULL_BYTES = 1024 * 1024
 """Less free space than this makes a write error a "disk full" error (SQLite reports a full
 disk while it writes the WAL as a plain "disk I/O error")."""
+
+
+MIGRATION_NUMBERS = frozenset({1, 2, 3, 4, 5, 8, 9, 11, 12})
+"""The numbers of this build's migrations (``migrations.MIGRATIONS``'; a test keeps the two
+equal): a database that has applied exactly these is opened without loading them."""
+
+
+def _migrate(conn: sqlite3.Connection, path: Path, on_wait: WaitNotice | None = None) -> None:
+    """:func:`goosectx.store.migrations.migrate`, imported only when there may be work.
+
+    A database at this build's schema — ``user_version`` its highest number, and
+    ``schema_migrations`` holding exactly :data:`MIGRATION_NUMBERS` — is one ``migrate`` finds
+    nothing to do in; any other (new, older, newer, odd) goes through ``migrate``, which
+    applies, refuses or says why. Every command opens the store; few find a migration to run.
+    """
+    if conn.execute("PRAGMA user_version").fetchone()[0] == max(MIGRATION_NUMBERS):
+        has_table = conn.execute("SELECT 1 FROM sqlite_master WHERE type='table' AND "
+                                 "name='schema_migrations'").fetchone()
+        if has_table and {n for (n,) in conn.execute(
+                "SELECT number FROM schema_migrations")} == MIGRATION_NUMBERS:
+            return
+    from goosectx.store import migrations  # (its schema texts and Migration dataclass)
+
+    migrations.migrate(conn, path, on_wait)
 
 
 def _disk_full(path: Path) -> bool:
@@ -215,7 +238,7 @@ class StoreDatabase:
             self._enable_wal(conn)
             conn.execute("PRAGMA foreign_keys=ON")
             conn.execute("PRAGMA synchronous=NORMAL")
-            migrations.migrate(conn, self.path, self.on_wait)
+            _migrate(conn, self.path, self.on_wait)
         except BaseException:
             conn.close()
             raise
@@ -243,7 +266,7 @@ class StoreDatabase:
     def _checked(self, conn: sqlite3.Connection) -> sqlite3.Connection:
         """``conn`` once its database needs no migration (closed when it raises)."""
         try:
-            migrations.migrate(conn, self.path)
+            _migrate(conn, self.path)
         except BaseException:
             conn.close()
             raise

@@ -23,8 +23,6 @@ unavailable.
 from __future__ import annotations
 
 import sqlite3
-from dataclasses import dataclass
-from datetime import datetime
 from typing import TYPE_CHECKING
 
 from goosectx.errors import StoreError, UsageError
@@ -32,6 +30,7 @@ from goosectx.store.database import StoreDatabase, stored_time
 from goosectx.store.search_index import index_pending, pending_count
 
 if TYPE_CHECKING:  # the search's own modules load with a search, not with every store
+    from goosectx.store.search_hit import SearchHit
     from goosectx.transcript_search import MessageHit, SessionMatches
 
 SNIPPET_TOKENS = 12
@@ -54,33 +53,6 @@ def match_query(text: str) -> str:
         raise UsageError(f"nothing to search for in {text!r}",
                          "give words, e.g. goosectx sessions search parser bug")
     return " ".join('"' + w.replace('"', '""') + '"' for w in words if not unspaced(w))
-
-
-@dataclass(frozen=True, slots=True)
-class SearchHit:
-    """One session found by :meth:`SearchStore.search`.
-
-    Attributes:
-        session_id: The session's id.
-        name: Its name, or ``None``.
-        title: Its title, or ``None``.
-        updated: Its last change (``None`` when the stored time does not parse).
-        in_title: The words are in the title.
-        in_name: The words are in the name the user gave it (each word a part of it, any case).
-        message_hits: How many of its messages hold every word.
-        snippet: A few words around the best match, on one line (outside text: sanitise it).
-        match: Where that best match is in the session (``None``: only the title matched).
-    """
-
-    session_id: str
-    name: str | None
-    title: str | None
-    updated: datetime | None
-    in_title: bool
-    message_hits: int
-    snippet: str
-    match: MessageHit | None = None
-    in_name: bool = False
 
 
 class SearchStore(StoreDatabase):
@@ -127,6 +99,7 @@ class SearchStore(StoreDatabase):
             UsageError: ``text`` has no word.
             StoreError: this SQLite has no FTS5 (one line; other commands work).
         """
+        from goosectx.store.search_hit import SearchHit
         from goosectx.store.search_unspaced import has_unspaced, message_sessions, title_sessions
 
         query = match_query(text)

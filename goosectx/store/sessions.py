@@ -37,7 +37,6 @@ from goosectx.store.database import (
 )
 from goosectx.store.extensions import ExtensionRecordStore
 from goosectx.store.ledger import LedgerStore, insert_ledger, read_ledger
-from goosectx.store.locks import LockHolder, SessionLock
 from goosectx.store.message_read import read_messages
 from goosectx.store.messages import MessageStore
 from goosectx.store.rows import INSERT_MESSAGE, message_row, metadata_json
@@ -49,8 +48,9 @@ from goosectx.stored_message import StoredMessage
 from goosectx.testhooks import pause_point
 from goosectx.usage import UsageLedger
 
-if TYPE_CHECKING:  # the listing loads with ``sessions list``, not with every store
+if TYPE_CHECKING:  # the listing loads with ``sessions list``, the locks with a lock
     from goosectx.store.listing import SessionSummary
+    from goosectx.store.locks import LockHolder, SessionLock
 
 IMPORT_PAGE_CACHE_KIB = 16 * 1024
 """SQLite's page cache while an import is saved (KiB; its default is 2 MB). The index of
@@ -307,6 +307,8 @@ class SessionStore(MessageStore, LedgerStore, ExtensionRecordStore, SearchStore,
             StoreError: the lock file cannot be created (e.g. ``locks`` is a file), or the
                 id is not a valid id (it would not stay inside ``locks``).
         """
+        from goosectx.store.locks import SessionLock
+
         return SessionLock.for_session(self.data_dir / "locks", session_id)
 
     def lock_holder(self, session_id: str) -> LockHolder | None:
@@ -314,6 +316,8 @@ class SessionStore(MessageStore, LedgerStore, ExtensionRecordStore, SearchStore,
 
         :meth:`SessionLock.holder`: read-only, it takes and creates nothing.
         """
+        from goosectx.store.locks import SessionLock
+
         return SessionLock.holder(self.data_dir / "locks", session_id)
 
 

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from goosectx.isolation import PidNamespace, spawn_isolated
 from goosectx.tools.base import ToolContext, ToolResult
+from goosectx.tools.definitions import SHELL_DESCRIPTION, SHELL_NAME, SHELL_PARAMETERS
 
 if TYPE_CHECKING:  # loaded at the first call (not for the schema alone)
     from goosectx.tools.output import OutputStream
@@ -148,28 +149,11 @@ def _timeout_arg(arguments: dict[str, Any], default_s: float) -> float | str:
 class ShellTool:
     """Runs a bash command; see the module docstring for process and output handling."""
 
-    name = "shell"
+    name = SHELL_NAME
     nul_free = {"command": "a shell command"}
     """Arguments that cannot hold a NUL character (``ToolRegistry.nul_refusal``)."""
-    description = (
-        "Run a bash command in the working directory and return its output and exit code. "
-        "Each call starts a fresh shell (cd and variables do not persist) with stdin closed, "
-        "so interactive programs will not work. Long output is cut in the middle and the full "
-        "output saved to a file whose path is given. Prefer rg/grep/head/sed -n to printing "
-        "whole large files."
-    )
-    parameters: dict[str, Any] = {
-        "type": "object",
-        "properties": {
-            "command": {"type": "string", "description": "The bash command to run."},
-            "timeout_s": {
-                "type": "number",
-                "description": "Seconds before the command and all its child processes are "
-                "killed. Defaults to the configured shell timeout.",
-            },
-        },
-        "required": ["command"],
-    }
+    description = SHELL_DESCRIPTION
+    parameters: dict[str, Any] = SHELL_PARAMETERS
 
     def __init__(self) -> None:
         self.namespace = PidNamespace()

@@ -23,13 +23,19 @@ from goosectx.parts import json_kind
 from goosectx.sensitive import expand_user
 from goosectx.testhooks import pause_point
 from goosectx.tools.base import ToolContext, ToolResult, UndoEntry
+from goosectx.tools.definitions import (
+    TEXT_EDITOR_COMMANDS,
+    TEXT_EDITOR_DESCRIPTION,
+    TEXT_EDITOR_NAME,
+    TEXT_EDITOR_PARAMETERS,
+)
 from goosectx.tools.files import FileError
 
 if TYPE_CHECKING:  # the editing modules load at the first call (not for the schema alone)
     from goosectx.file_journal import EditRecord
     from goosectx.tools.edit_target import EditTarget
 
-COMMANDS = ("view", "write", "str_replace", "insert", "undo_edit")
+COMMANDS = TEXT_EDITOR_COMMANDS
 EDIT_COMMANDS = ("write", "create", "str_replace", "insert", "undo_edit")
 """Commands that change a file: their result carries a diff for the transcript."""
 UNDO_DEPTH = 20
@@ -93,52 +99,11 @@ def _string_arg(arguments: dict[str, Any], name: str, *, default: str | None = N
 class TextEditorTool:
     """Views, writes and edits files; an edit made in this process can be undone (``undo_edit``)."""
 
-    name = "text_editor"
+    name = TEXT_EDITOR_NAME
     nul_free = {"path": "a file path"}
     """Arguments that cannot hold a NUL character (``ToolRegistry.nul_refusal``)."""
-    description = (
-        "View and edit text files. Commands: "
-        "`view` shows a file with line numbers (optionally only `view_range`), or lists a "
-        "directory; "
-        "`write` creates or overwrites a file with `file_text` (parent directories are "
-        "created); "
-        "`str_replace` replaces `old_str` with `new_str` — `old_str` must match the file "
-        "exactly once, whitespace included; "
-        "`insert` inserts `new_str` after line `insert_line` (0 = at the top); "
-        "`undo_edit` reverts the last write/str_replace/insert of `path` made since "
-        "goosectx started. "
-        "Relative paths are relative to the working directory."
-    )
-    parameters: dict[str, Any] = {
-        "type": "object",
-        "properties": {
-            "command": {"type": "string", "enum": list(COMMANDS)},
-            "path": {"type": "string", "description": "File (or directory, for view)."},
-            "view_range": {
-                "type": "array",
-                "items": {"type": "integer"},
-                "minItems": 2,
-                "maxItems": 2,
-                "description": "view: [first, last] line, 1-based and inclusive; "
-                "last = -1 means to the end of the file.",
-            },
-            "file_text": {"type": "string", "description": "write: the whole new content."},
-            "old_str": {
-                "type": "string",
-                "description": "str_replace: exact text to replace; must occur once.",
-            },
-            "new_str": {
-                "type": "string",
-                "description": "str_replace: replacement (empty deletes); insert: text to "
-                "insert.",
-            },
-            "insert_line": {
-                "type": "integer",
-                "description": "insert: line after which to insert; 0 inserts at the top.",
-            },
-        },
-        "required": ["command", "path"],
-    }
+    description = TEXT_EDITOR_DESCRIPTION
+    parameters: dict[str, Any] = TEXT_EDITOR_PARAMETERS
 
     def is_read_only(self, arguments: dict[str, Any]) -> bool:
         """True only for ``view``."""

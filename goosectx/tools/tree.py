@@ -25,13 +25,18 @@ from typing import TYPE_CHECKING, Any
 from goosectx.sensitive import expand_user
 from goosectx.testhooks import pause_point
 from goosectx.tools.base import ToolContext, ToolResult
+from goosectx.tools.definitions import (
+    TREE_DEFAULT_DEPTH,
+    TREE_DESCRIPTION,
+    TREE_NAME,
+    TREE_PARAMETERS,
+)
 from goosectx.tools.files import listed_name
 
 if TYPE_CHECKING:
     import pathspec
 
-DEFAULT_DEPTH = 3
-"""Directory levels listed when the model gives no ``depth``."""
+DEFAULT_DEPTH = TREE_DEFAULT_DEPTH
 COUNT_LIMIT = 100_000
 """Entries counted past the output cap before the count is reported as "N+"."""
 
@@ -171,28 +176,11 @@ def _count(directory: Path, entries: list[os.DirEntry[str]], rules: _Rules) -> i
 class TreeTool:
     """Lists a directory tree, skipping .git and what .gitignore ignores."""
 
-    name = "tree"
+    name = TREE_NAME
     nul_free = {"path": "a file path"}
     """Arguments that cannot hold a NUL character (``ToolRegistry.nul_refusal``)."""
-    description = (
-        "List the files and directories under a directory as an indented tree, skipping "
-        ".git and everything .gitignore ignores. Directories end with '/'; those deeper than "
-        "`depth` show only how many entries they hold. Use it to get oriented in a project."
-    )
-    parameters: dict[str, Any] = {
-        "type": "object",
-        "properties": {
-            "path": {
-                "type": "string",
-                "description": "Directory to list; defaults to the working directory.",
-            },
-            "depth": {
-                "type": "integer",
-                "description": f"Directory levels to show (1 = direct entries only); "
-                f"default {DEFAULT_DEPTH}.",
-            },
-        },
-    }
+    description = TREE_DESCRIPTION
+    parameters: dict[str, Any] = TREE_PARAMETERS
 
     def is_read_only(self, arguments: dict[str, Any]) -> bool:
         """Always: listing changes nothing."""
