@@ -23,10 +23,12 @@ from dataclasses import dataclass
 
 from goosectx.compaction.flatten import (
     Line,
+    ResultLines,
     cut_lines,
     flatten,
+    head_entries,
     kept_and_counted_chars,
-    measured_lines,
+    stand_in_lines,
 )
 from goosectx.compaction.prompts import (
     SUMMARY_ELIDED_NOTE,
@@ -117,7 +119,12 @@ REMOVED_CALL_TOKENS = 5
 
 def _removed_ids(lines: Sequence[Line], keep_percent: int) -> tuple[set[str | None], int, int]:
     """The tool ids :func:`middle_out_removal` removes the results of, and (k, n) as it does."""
-    results = [line.tool_id for line in lines if line.is_result]
+    return _removed_of([line.tool_id for line in lines if line.is_result], keep_percent)
+
+
+def _removed_of(results: Sequence[str | None], keep_percent: int
+                ) -> tuple[set[str | None], int, int]:
+    """:func:`_removed_ids` of the result lines' ids ``results`` (in order)."""
     n = len(results)
     k = -(-n * (100 - keep_percent) // 100)
     centre = (n - 1) / 2
@@ -196,11 +203,10 @@ class SummaryLadder:
         self._messages = messages
         self._result_chars = result_chars
         self._lines: list[Line] | None = None  # measured at first need (:attr:`lines`)
+        self._entries: list[Line | ResultLines] | None = None  # (:meth:`_head`)
         self.reserve = reserved_output_tokens(context_limit_tokens, output_limit_tokens,
                                               max_output_tokens)
         self.window = int(context_limit_tokens * (1 - WINDOW_MARGIN_RATIO))
-        self._line_tokens = 0
-        self._by_tool: dict[str | None, list[int]] = {}  # id → [result tokens, other lines]
         self._fixed = (counter.count_cached_text(SUMMARY_SYSTEM_PROMPT)
                        + counter.count_cached_text(_prompt([], 1, 1, True, instructions))
                        + 2 * MESSAGE_OVERHEAD_TOKENS)
@@ -209,15 +215,16 @@ class SummaryLadder:
     def lines(self) -> list[Line]:
         """The flattened input, each line with its tokens (measured at first need)."""
         if self._lines is None:
-            self._lines = measured_lines(self._messages, self.counter, self._result_chars)
-            self._line_tokens = sum(line.tokens for line in self._lines)
-            for line in self._lines:
-                entry = self._by_tool.setdefault(line.tool_id, [0, 0])
-                if line.is_result:
-                    entry[0] += line.tokens
-                else:
-                    entry[1] += 1
+            counter, chars = self.counter, self._result_chars
+            self._lines = [line for entry in self._head() for line in (
+                entry.lines(counter, chars) if isinstance(entry, ResultLines) else (entry,))]
         return self._lines
+
+    def _head(self) -> list[Line | ResultLines]:
+        """The lines, those of each message of tool results only not measured yet."""
+        if self._entries is None:
+            self._entries = head_entries(self._messages, self.counter, self._result_chars)
+        return self._entries
 
     @property
     def total_results(self) -> int:
@@ -265,13 +272,44 @@ class SummaryLadder:
     def _approx(self, lines: Sequence[Line]) -> int:
         return self._fixed + sum(line.tokens for line in lines)
 
-    def _approx_without(self, removed: set[str | None]) -> int:
-        """``_approx(middle_out_removal(self.lines, …)[0])`` for the ids it removes, from sums."""
-        tokens = self._line_tokens
-        for tool_id in removed:
-            result_tokens, other_lines = self._by_tool[tool_id]
-            tokens += other_lines * REMOVED_CALL_TOKENS - result_tokens
-        return self._fixed + tokens
+    def _over_budget(self, keep: int, budget: int) -> bool:
+        """Whether the rung keeping ``keep`` % of the results is over ``budget`` (estimated).
+
+        ``_approx(middle_out_removal(self.lines, keep)[0]) > budget``, from sums: the lines
+        every rung keeps, the call lines of the removed results, then the results kept —
+        the outermost first, as the next rungs keep them too — measured until the sum passes
+        the budget: a rung that does not fit reads no more outputs than it takes to tell.
+        """
+        entries = self._head()
+        ids: list[str | None] = []
+        groups: list[tuple[int, ResultLines]] = []  # (place of its first result, group)
+        for entry in entries:
+            if isinstance(entry, ResultLines):
+                groups.append((len(ids), entry))
+                ids += entry.ids
+            elif entry.is_result:
+                ids.append(entry.tool_id)
+        removed = _removed_of(ids, keep)[0]
+        room = budget - self._fixed
+        for entry in entries:
+            if not isinstance(entry, ResultLines) and (not entry.is_result
+                                                   or entry.tool_id not in removed):
+                room -= entry.tokens
+                if not entry.is_result and entry.tool_id in removed:
+                    room -= REMOVED_CALL_TOKENS
+        if room < 0:
+            return True
+        centre = (len(ids) - 1) / 2
+        groups.sort(key=lambda g: abs(g[0] - centre), reverse=True)
+        for _, group in groups:
+            if all(i in removed for i in group.ids):
+                continue
+            for line in group.lines(self.counter, self._result_chars):
+                if line.tool_id not in removed:
+                    room -= line.tokens
+            if room < 0:
+                return True
+        return False
 
     def _build(self, lines: Sequence[Line], keep: int, removed: int, total: int,
                elided: bool) -> SummaryRequest:
@@ -296,17 +334,17 @@ class SummaryLadder:
         budget = self.input_budget_tokens
         if self._lines is None and self._cannot_fit():
             return
-        lines_all = self.lines
         started = False
         last_estimate: int | None = None
         lines_at_zero: list[Line] = []
         removed = total = 0
         last_removed: int | None = None
         for keep in KEEP_RUNGS_PERCENT:
-            if not started and keep != KEEP_RUNGS_PERCENT[-1]:
-                ids, removed, total = _removed_ids(lines_all, keep)
-                if self._approx_without(ids) > budget:
-                    continue  # does not fit: its lines are not built
+            last_rung = keep == KEEP_RUNGS_PERCENT[-1]
+            if not started and not last_rung and self._over_budget(keep, budget):
+                continue  # does not fit: its lines are not built
+            lines_all = (stand_in_lines(self._head()) if last_rung and self._lines is None
+                         else self.lines)  # (the last rung keeps no result)
             lines, removed, total = middle_out_removal(lines_all, keep)
             lines_at_zero = lines
             if not started and self._approx(lines) > budget:
