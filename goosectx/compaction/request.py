@@ -204,6 +204,8 @@ class SummaryLadder:
         self._result_chars = result_chars
         self._lines: list[Line] | None = None  # measured at first need (:attr:`lines`)
         self._entries: list[Line | ResultLines] | None = None  # (:meth:`_head`)
+        self._sums: tuple[list[str | None], list[ResultLines], list[Line],
+                          dict[str | None, int], int] | None = None  # (:meth:`_over_budget`)
         self.reserve = reserved_output_tokens(context_limit_tokens, output_limit_tokens,
                                               max_output_tokens)
         self.window = int(context_limit_tokens * (1 - WINDOW_MARGIN_RATIO))
@@ -215,9 +217,8 @@ class SummaryLadder:
     def lines(self) -> list[Line]:
         """The flattened input, each line with its tokens (measured at first need)."""
         if self._lines is None:
-            counter, chars = self.counter, self._result_chars
-            self._lines = [line for entry in self._head() for line in (
-                entry.lines(counter, chars) if isinstance(entry, ResultLines) else (entry,))]
+            self._lines = [line for entry in self._head() for line in (entry.lines(
+                self.counter, self._result_chars) if isinstance(entry, ResultLines) else (entry,))]
         return self._lines
 
     def _head(self) -> list[Line | ResultLines]:
@@ -273,43 +274,43 @@ class SummaryLadder:
         return self._fixed + sum(line.tokens for line in lines)
 
     def _over_budget(self, keep: int, budget: int) -> bool:
-        """Whether the rung keeping ``keep`` % of the results is over ``budget`` (estimated).
+        """``_approx(middle_out_removal(self.lines, keep)[0]) > budget``, from sums.
 
-        ``_approx(middle_out_removal(self.lines, keep)[0]) > budget``, from sums: the lines
-        every rung keeps, the call lines of the removed results, then the results kept —
-        the outermost first, as the next rungs keep them too — measured until the sum passes
-        the budget: a rung that does not fit reads no more outputs than it takes to tell.
+        The lines every rung keeps, the call lines of the removed results, then the results
+        kept, measured until the sum passes the budget — those every rung keeps first, in
+        order (their outputs are read in order): a rung over it reads few outputs to tell.
         """
-        entries = self._head()
-        ids: list[str | None] = []
-        groups: list[tuple[int, ResultLines]] = []  # (place of its first result, group)
-        for entry in entries:
-            if isinstance(entry, ResultLines):
-                groups.append((len(ids), entry))
-                ids += entry.ids
-            elif entry.is_result:
-                ids.append(entry.tool_id)
+        if self._sums is None:
+            ids: list[str | None] = []
+            groups: list[ResultLines] = []
+            measured: list[Line] = []  # the results of a message with other lines
+            calls: dict[str | None, int] = {}  # the other lines by tool id
+            others = 0  # their tokens
+            for entry in self._head():
+                if isinstance(entry, ResultLines):
+                    groups.append(entry)
+                    ids += entry.ids
+                elif entry.is_result:
+                    ids.append(entry.tool_id)
+                    measured.append(entry)
+                else:
+                    others += entry.tokens
+                    calls[entry.tool_id] = calls.get(entry.tool_id, 0) + 1
+            fewest = _removed_of(ids, KEEP_RUNGS_PERCENT[-2])[0]  # what the last rung removes
+            groups.sort(key=lambda g: any(i in fewest for i in g.ids))  # (stable: in order)
+            self._sums = ids, groups, measured, calls, others
+        ids, groups, measured, calls, others = self._sums
         removed = _removed_of(ids, keep)[0]
-        room = budget - self._fixed
-        for entry in entries:
-            if not isinstance(entry, ResultLines) and (not entry.is_result
-                                                   or entry.tool_id not in removed):
-                room -= entry.tokens
-                if not entry.is_result and entry.tool_id in removed:
-                    room -= REMOVED_CALL_TOKENS
-        if room < 0:
-            return True
-        centre = (len(ids) - 1) / 2
-        groups.sort(key=lambda g: abs(g[0] - centre), reverse=True)
-        for _, group in groups:
-            if all(i in removed for i in group.ids):
-                continue
-            for line in group.lines(self.counter, self._result_chars):
-                if line.tool_id not in removed:
-                    room -= line.tokens
+        room = (budget - self._fixed - others
+                - REMOVED_CALL_TOKENS * sum(calls.get(i, 0) for i in removed)
+                - sum(line.tokens for line in measured if line.tool_id not in removed))
+        for group in groups:
             if room < 0:
                 return True
-        return False
+            if not all(i in removed for i in group.ids):
+                room -= sum(line.tokens for line in group.lines(self.counter, self._result_chars)
+                            if line.tool_id not in removed)
+        return room < 0
 
     def _build(self, lines: Sequence[Line], keep: int, removed: int, total: int,
                elided: bool) -> SummaryRequest:
