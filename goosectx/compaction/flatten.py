@@ -64,6 +64,15 @@ _LABEL = ("\\[(?=[ \t]*(?:user|assistant|tool|summary of the earlier conversatio
 _ROLE_LABEL = re.compile("(\n[ \t]*)" + _LABEL, re.I)  # (a literal start: scanned fast)
 _OTHER_BREAKS = "\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"  # str.splitlines' (a model may too)
 _ROLE_LABEL_ANY = re.compile(f"([\n{_OTHER_BREAKS}][ \t]*)" + _LABEL, re.I)
+_ASCII_BREAKS = "\r\x0b\x0c\x1c\x1d\x1e"  # those of them an ASCII text may hold
+
+
+def _other_break(text: str) -> bool:
+    r"""Whether ``text`` holds a line break other than ``"\n"`` (one ``in`` scan each)."""
+    for c in _ASCII_BREAKS if text.isascii() else _OTHER_BREAKS:  # a loop, not ``any``
+        if c in text:
+            return True
+    return False
 
 
 def quoted(text: str) -> str:
@@ -77,7 +86,7 @@ def quoted(text: str) -> str:
     if "<" in text:
         text = _BLOCK_TAG.sub("&lt;", text)
     if "[" in text:
-        any_break = any(c in text for c in _OTHER_BREAKS)
+        any_break = _other_break(text)
         text = (_ROLE_LABEL_ANY if any_break else _ROLE_LABEL).sub(r"\1&#91;", text)
     return text
 
@@ -90,8 +99,14 @@ def cut_lines(text: str, max_chars: int) -> str:
     """
     if len(text) <= max_chars:
         return text
+    if not _other_break(text):  # "\n" alone breaks lines: no list of them
+        return _cut_at_newlines(text, max_chars // 2)
+    return _cut_split(text, max_chars // 2)
+
+
+def _cut_split(text: str, half: int) -> str:
+    """:func:`cut_lines` of ``text``, longer than ``2 * half``, from its list of lines."""
     lines = text.splitlines()
-    half = max_chars // 2
     head: list[str] = []
     size = 0
     for line in lines:
@@ -111,6 +126,25 @@ def cut_lines(text: str, max_chars: int) -> str:
     if not head and not tail:
         return f"{text[:half]} [… {len(text) - 2 * half:,} characters cut …] {text[-half:]}"
     return "\n".join([*head, f"[… {cut:,} lines cut …]", *tail])
+
+
+def _cut_at_newlines(text: str, half: int) -> str:
+    r""":func:`_cut_split` of a text only ``"\n"`` breaks, found from the positions of those.
+
+    A line is kept in the head when it ends (its ``"\n"``) before ``half``, in the tail when
+    it starts at least ``half - 1`` characters before the end (a last ``"\n"`` ends no
+    line, as for ``splitlines``); the two never meet (the text is over ``2 * half``).
+    """
+    body = text[:-1] if text.endswith("\n") else text
+    end = body.rfind("\n", 0, half)  # the head's last line ends there
+    start = body.find("\n", len(body) - half)  # the tail's first line starts after it
+    if end < 0 and start < 0:
+        return f"{text[:half]} [… {len(text) - 2 * half:,} characters cut …] {text[-half:]}"
+    kept = (body.count("\n", 0, end) + 1 if end >= 0 else 0) + (
+        body.count("\n", start) if start >= 0 else 0)
+    marker = f"[… {body.count(chr(10)) + 1 - kept:,} lines cut …]"
+    return "\n".join([*([body[:end]] if end >= 0 else []), marker,
+                      *([body[start + 1:]] if start >= 0 else [])])
 
 
 def flatten(messages: Sequence[Message], result_chars: int | None = None) -> list[Line]:
