@@ -54,8 +54,8 @@ def test_flatten_writes_roles_tool_calls_and_results_and_omits_thinking() -> Non
 
 
 def test_middle_out_removal_takes_the_results_nearest_the_centre_first() -> None:
-    messages = [m for i in range(10) for m in tool_pair(f"out{i}")]
-    lines = flatten(messages)
+    messages = [m for i in range(40) for m in tool_pair(f"out{i}")]
+    lines = flatten(messages[:20])
 
     def kept_outputs(keep: int) -> list[int]:
         out, _, _ = middle_out_removal(lines, keep)
@@ -73,6 +73,14 @@ def test_middle_out_removal_takes_the_results_nearest_the_centre_first() -> None
     assert sum(ln.text.startswith("[assistant tool call]") for ln in out) == 8
     omitted = [ln.text for ln in out if ln.text.endswith("→ (result omitted)")]
     assert len(omitted) == 2 and all(t.startswith("[tool] shell ") for t in omitted)
+    for n in range(1, 40):  # of any number of results: those nearest the centre, lower first
+        results = [line for m in messages[:2 * n] for line in flatten([m]) if line.is_result]
+        centre = (n - 1) / 2
+        nearest = sorted(range(n), key=lambda j: (abs(j - centre), j))
+        for keep in (90, 80, 50, 33, 1):
+            gone = {results[j].tool_id for j in nearest[:-(-n * (100 - keep) // 100)]}
+            assert {ln.tool_id for ln in middle_out_removal(flatten(messages[:2 * n]), keep)[0]
+                    if ln.text.endswith("(result omitted)")} == gone, (n, keep)
 
 
 def test_first_rung_is_100_percent_when_everything_fits() -> None:

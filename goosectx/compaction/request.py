@@ -101,7 +101,7 @@ def middle_out_removal(lines: Sequence[Line], keep_percent: int) -> tuple[list[L
     Returns:
         (kept lines, removed result count, total result count).
     """
-    removed, k, n = _removed_ids(lines, keep_percent)
+    removed, k, n = _removed_of([line.tool_id for line in lines if line.is_result], keep_percent)
     kept: list[Line] = []
     for line in lines:
         if line.tool_id not in removed:
@@ -117,19 +117,16 @@ REMOVED_CALL_TOKENS = 5
 """What `` → (result omitted)`` adds to a call line whose result is removed (estimate)."""
 
 
-def _removed_ids(lines: Sequence[Line], keep_percent: int) -> tuple[set[str | None], int, int]:
-    """The tool ids :func:`middle_out_removal` removes the results of, and (k, n) as it does."""
-    return _removed_of([line.tool_id for line in lines if line.is_result], keep_percent)
-
-
 def _removed_of(results: Sequence[str | None], keep_percent: int
                 ) -> tuple[set[str | None], int, int]:
-    """:func:`_removed_ids` of the result lines' ids ``results`` (in order)."""
+    """The tool ids :func:`middle_out_removal` removes of result lines ``results``; (k, n).
+
+    The ``k`` nearest the centre (the lower first of two as near): those from ``(n - k) // 2``.
+    """
     n = len(results)
     k = -(-n * (100 - keep_percent) // 100)
-    centre = (n - 1) / 2
-    order = sorted(range(n), key=lambda j: (abs(j - centre), j))
-    return {results[j] for j in order[:k]}, k, n
+    start = (n - k) // 2
+    return set(results[start:start + k]), k, n
 
 
 def elide_middle(text: str, keep_tokens: int, tokens: int) -> str:
@@ -284,8 +281,8 @@ class SummaryLadder:
             ids: list[str | None] = []
             groups: list[ResultLines] = []
             measured: list[Line] = []  # the results of a message with other lines
-            calls: dict[str | None, int] = {}  # the other lines by tool id
-            others = 0  # their tokens
+            calls: dict[str | None, int] = {}  # the other lines by tool id; their tokens:
+            others = 0
             for entry in self._head():
                 if isinstance(entry, ResultLines):
                     groups.append(entry)
