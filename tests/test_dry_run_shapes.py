@@ -272,12 +272,17 @@ def _shapeless(sid: str) -> int:
         conn.close()
 
 
-def test_outputs_read_in_any_order_are_the_stored_ones() -> None:
+@pytest.mark.parametrize("batches", [16, 1])
+def test_outputs_read_in_any_order_are_the_stored_ones(
+        batches: int, monkeypatch: pytest.MonkeyPatch) -> None:
     # Past the first rows read one by one, a read takes the next pending rows in the
-    # session's order with it (a dry run reads the summary request's results in order): a
-    # reader going backwards or skipping about still gets every stored output, once.
+    # session's order with it (a dry run reads the summary request's results in order), and
+    # after some such reads every pending row: a reader going backwards or skipping about
+    # still gets every stored output.
+    from goosectx.store import shape_outputs
     from goosectx.store.shape_outputs import SINGLE_READS
 
+    monkeypatch.setattr(shape_outputs, "BATCH_READS", batches)
     sid = _session(turns=90)
     _fill(sid)
     store = _store()
