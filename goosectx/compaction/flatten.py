@@ -223,7 +223,35 @@ def kept_and_counted_chars(message: Message) -> tuple[list[int], int]:
     JSON once, for both. With no such line (a message of tool results only) the counted
     length is 0 and no output is read.
     """
-    lengths: list[int] = []
+    lines, chars = _kept_lines(message)
+    return [base + len(quoted(a)) + len(quoted(b)) for base, a, b in lines], chars
+
+
+def kept_floor_tokens(message: Message, counter: TokenCounter, cap: int) -> int | None:
+    """``sum(min(ceil(n * ratio) + 1, cap))`` over the ``n`` of :func:`kept_and_counted_chars`.
+
+    ``ratio``: the message's stored tokens per character (``None`` without a stored count,
+    unless it has no such line: 0). A line is quoted only when its unquoted length leaves it
+    under ``cap`` (quoting only lengthens a text).
+    """
+    lines, chars = _kept_lines(message)
+    if not lines:
+        return 0
+    ratio = counter.stored_tokens_per_char(message, chars)
+    if ratio is None:
+        return None
+    total = 0
+    for base, a, b in lines:
+        if math.ceil((base + len(a) + len(b)) * ratio) + 1 >= cap:
+            total += cap
+        else:
+            total += min(math.ceil((base + len(quoted(a)) + len(quoted(b))) * ratio) + 1, cap)
+    return total
+
+
+def _kept_lines(message: Message) -> tuple[list[tuple[int, str, str]], int]:
+    """:func:`kept_and_counted_chars`, each line ``(n, a, b)``: ``n + len(quoted(a)) + …(b)``."""
+    lines: list[tuple[int, str, str]] = []
     chars = pieces = 0
     results: list[ToolResponse] = []
     role = message.role
@@ -233,22 +261,20 @@ def kept_and_counted_chars(message: Message) -> tuple[list[int], int]:
             text = p.text
             chars += len(text)
             pieces += 1
-            kept = len(quoted(text.strip()))
+            kept = text.strip()
             if kept:
-                lengths.append(label + 2 + kept)  # _one_line_prefix's label, ": ", the text
+                lines.append((label + 2, kept, ""))  # _one_line_prefix's label, ": ", the text
                 label = len(role) + 2  # a summary's first text alone is the summary
         elif isinstance(p, ToolRequest):
             arguments = p.arguments_json()
-            name = len(p.name)
-            # "[assistant tool call] NAME ARGUMENTS"
-            lengths.append(23 + len(quoted(p.name)) + len(quoted(arguments)))
-            chars += name + len(arguments)
+            lines.append((23, p.name, arguments))  # "[assistant tool call] NAME ARGUMENTS"
+            chars += len(p.name) + len(arguments)
             pieces += 2
         elif isinstance(p, ToolResponse):
             results.append(p)
             pieces += 1
         elif isinstance(p, Attachment):
-            lengths.append(len(_attachment_line(role, p)))
+            lines.append((len(_attachment_line(role, p)), "", ""))
             if p.is_text:
                 chars += len(p.labelled_text())
                 pieces += 1
@@ -256,10 +282,10 @@ def kept_and_counted_chars(message: Message) -> tuple[list[int], int]:
             if p.signature:
                 chars += len(p.text)
                 pieces += 1
-    if not lengths:
-        return lengths, 0
+    if not lines:
+        return lines, 0
     chars += sum(len(r.output) for r in results)
-    return lengths, chars + max(0, pieces - 1)
+    return lines, chars + max(0, pieces - 1)
 
 
 def measured_lines(messages: Sequence[Message], counter: TokenCounter,

@@ -17,7 +17,6 @@ budget (≤ ¼ of the target).
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
@@ -27,7 +26,7 @@ from goosectx.compaction.flatten import (
     cut_lines,
     flatten,
     head_entries,
-    kept_and_counted_chars,
+    kept_floor_tokens,
     stand_in_lines,
 )
 from goosectx.compaction.prompts import (
@@ -250,14 +249,10 @@ class SummaryLadder:
         for m in self._messages:
             if m.metadata.is_continuation:
                 continue
-            lengths, chars = kept_and_counted_chars(m)
-            if not lengths:
-                continue  # tool results only: no line every request keeps
-            ratio = self.counter.stored_tokens_per_char(m, chars)
-            if ratio is None:
+            tokens = kept_floor_tokens(m, self.counter, MIN_ELIDED_ITEM_TOKENS)
+            if tokens is None:
                 return False
-            for chars in lengths:
-                floor += min(math.ceil(chars * ratio) + 1, MIN_ELIDED_ITEM_TOKENS)
+            floor += tokens  # (0 for tool results only: no line every request keeps)
             if floor > room:
                 return True
         return False
