@@ -288,24 +288,14 @@ def _kept_lines(message: Message) -> tuple[list[tuple[int, str, str]], int]:
     return lines, chars + max(0, pieces - 1)
 
 
-def measured_lines(messages: Sequence[Message], counter: TokenCounter,
-                    result_chars: int | None) -> list[Line]:
-    """:func:`flatten`, each line with its tokens (estimated from a stored count if any).
+def measured_message(m: Message, counter: TokenCounter, result_chars: int | None) -> list[Line]:
+    """:func:`flatten`'s lines of ``m`` (not a continuation), each with its tokens.
 
-    A line's tokens are its message's stored count scaled to the line's characters (the
+    A line's tokens are the message's stored count scaled to the line's characters (the
     message's own tokens per character), else counted: a long session's head is not tokenised
     a second time to size the summary request. The request chosen is counted exactly
     (:meth:`SummaryLadder._build`).
     """
-    out: list[Line] = []
-    for m in messages:
-        if not m.metadata.is_continuation:  # no line (flatten's)
-            out += measured_message(m, counter, result_chars)
-    return out
-
-
-def measured_message(m: Message, counter: TokenCounter, result_chars: int | None) -> list[Line]:
-    """:func:`measured_lines` of one message (not a continuation): its lines are its own."""
     parts, chars = _lines_and_counted_chars(m, result_chars)
     ratio = counter.stored_tokens_per_char(m, chars)
     out: list[Line] = []
@@ -341,7 +331,7 @@ class ResultLines:
 
 def head_entries(messages: Sequence[Message], counter: TokenCounter,
                  result_chars: int | None) -> list[Line | ResultLines]:
-    """:func:`measured_lines`, but a message of tool results only as one :class:`ResultLines`.
+    """:func:`measured_message` of each message, one of tool results only a :class:`ResultLines`.
 
     Its lines (``ids``: a result line each, in order) are measured at first need.
     """

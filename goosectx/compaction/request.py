@@ -236,7 +236,7 @@ class SummaryLadder:
 
         Every candidate keeps each line that is not a tool result, with no fewer tokens than
         ``min(its tokens, MIN_ELIDED_ITEM_TOKENS)`` (an elided line's floor): when those floors
-        alone, sized as :func:`~goosectx.compaction.flatten.measured_lines` sizes the lines,
+        alone, sized as :func:`~goosectx.compaction.flatten.measured_message` sizes the lines,
         exceed the budget, no rung fits and no elision makes one fit, so the history is not
         flattened at all. The sum stops once past the budget; ``False`` when a message has
         no stored count, and at once when the parts are too few for their floors to pass it
