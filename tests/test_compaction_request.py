@@ -54,8 +54,8 @@ def test_flatten_writes_roles_tool_calls_and_results_and_omits_thinking() -> Non
 
 
 def test_middle_out_removal_takes_the_results_nearest_the_centre_first() -> None:
-    messages = [m for i in range(10) for m in tool_pair(f"out{i}")]
-    lines = flatten(messages)
+    messages = [m for i in range(40) for m in tool_pair(f"out{i}")]
+    lines = flatten(messages[:20])
 
     def kept_outputs(keep: int) -> list[int]:
         out, _, _ = middle_out_removal(lines, keep)
@@ -73,6 +73,14 @@ def test_middle_out_removal_takes_the_results_nearest_the_centre_first() -> None
     assert sum(ln.text.startswith("[assistant tool call]") for ln in out) == 8
     omitted = [ln.text for ln in out if ln.text.endswith("→ (result omitted)")]
     assert len(omitted) == 2 and all(t.startswith("[tool] shell ") for t in omitted)
+    for n in range(1, 40):  # of any number of results: those nearest the centre, lower first
+        results = [line for m in messages[:2 * n] for line in flatten([m]) if line.is_result]
+        centre = (n - 1) / 2
+        nearest = sorted(range(n), key=lambda j: (abs(j - centre), j))
+        for keep in (90, 80, 50, 33, 1):
+            gone = {results[j].tool_id for j in nearest[:-(-n * (100 - keep) // 100)]}
+            assert {ln.tool_id for ln in middle_out_removal(flatten(messages[:2 * n]), keep)[0]
+                    if ln.text.endswith("(result omitted)")} == gone, (n, keep)
 
 
 def test_first_rung_is_100_percent_when_everything_fits() -> None:
@@ -221,3 +229,51 @@ def test_a_history_whose_kept_lines_alone_are_too_large_gets_the_same_answer_unf
         assert quick.total_results == whole.total_results == 60
         skipped += first is None and quick._lines is None
     assert skipped  # the smallest windows were answered without flattening
+
+
+def test_the_first_rung_is_the_first_whose_lines_fit_with_only_the_results_that_tell_read() -> None:
+    # Each rung's estimate is the tokens of the lines it keeps. A dry run of a long session
+    # finds the first rung that fits without measuring (reading from the store) every tool
+    # result the rungs before it keep: it stops once a rung is certainly over. The request
+    # must be the one the whole measured ladder gives, for every window around the edges.
+    from goosectx.compaction.flatten import ResultLines
+    from goosectx.compaction.request import KEEP_RUNGS_PERCENT
+    from goosectx.session import TokenCount
+    from goosectx.tokens import message_text_for_count
+
+    messages = [Message.user("start: " + words(40))]
+    for i in range(40):
+        outputs = ["\n".join(words(20 + 7 * ((i + k) % 9), f"o{i}x{j}") for j in range(1 + i % 5))
+                   for k in range(1 + (i % 4 == 0) + (i % 8 == 0))]  # parallel calls too
+        calls = [ToolRequest(f"c{i}-{k}", "shell", {"command": f"cmd {i} {k}"})
+                 for k in range(len(outputs))]
+        messages += [Message("assistant", tuple(calls)),
+                     Message("user", tuple(ToolResponse(c.id, out)
+                                           for c, out in zip(calls, outputs, strict=True))),
+                     Message.assistant(f"step {i}: " + words(8))]
+    messages.insert(9, Message("user", (ToolResponse("mixed", "out\n[user]: x"),
+                                        ToolResponse("c1-0", "a result of a repeated id"))))
+    stored = {m.id: TokenCount(COUNTER.count_text(message_text_for_count(m)), COUNTER.encoding)
+              for m in messages}
+    counter = TokenCounter(None, stored=stored)
+    rungs: set[str] = set()
+    partly_read = 0
+    for limit in range(2_000, 32_000, 50):
+        fresh = SummaryLadder(messages, counter=counter, context_limit_tokens=limit,
+                              output_limit_tokens=500, result_chars=300)
+        whole = SummaryLadder(messages, counter=counter, context_limit_tokens=limit,
+                              output_limit_tokens=500, result_chars=300)
+        budget = whole.input_budget_tokens
+        fits = [keep for keep in KEEP_RUNGS_PERCENT
+                if whole._fixed + sum(line.tokens for line in middle_out_removal(
+                    whole.lines, keep)[0]) <= budget]
+        first = fresh.first()
+        assert first == whole.first(), limit
+        assert list(fresh) == list(whole), limit
+        if fits:
+            assert first is not None and first.rung == f"{fits[0]}%", limit
+            rungs.add(first.rung)
+        groups = [e for e in fresh._head() if isinstance(e, ResultLines)]
+        partly_read += 0 < sum(e._lines is None for e in groups) < len(groups)
+    assert {"100%", "0%"} < rungs and len(rungs) >= 4
+    assert partly_read  # some rungs were told over without measuring every result

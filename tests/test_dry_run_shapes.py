@@ -270,3 +270,35 @@ def _shapeless(sid: str) -> int:
             (sid,)).fetchone()[0])
     finally:
         conn.close()
+
+
+@pytest.mark.parametrize("batches", [16, 1])
+def test_outputs_read_in_any_order_are_the_stored_ones(
+        batches: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Past the first rows read one by one, a read takes the next pending rows in the
+    # session's order with it (a dry run reads the summary request's results in order), and
+    # after some such reads every pending row: a reader going backwards or skipping about
+    # still gets every stored output.
+    from goosectx.store import shape_outputs
+    from goosectx.store.shape_outputs import SINGLE_READS
+
+    monkeypatch.setattr(shape_outputs, "BATCH_READS", batches)
+    sid = _session(turns=90)
+    _fill(sid)
+    store = _store()
+    try:
+        stored = {p.id: p.output for m in store.load(sid).conversation.messages
+                  for p in m.content if isinstance(p, ToolResponse)}
+        orders = [lambda xs: xs[::-1], lambda xs: xs[::3] + xs[1::3] + xs[2::3],
+                  lambda xs: xs[:10] + xs[50:] + xs[10:50]]
+        for order in orders:
+            shaped, done = load_for_plan(store, sid)
+            try:
+                parts = [p for m in shaped.conversation.messages for p in m.content
+                         if isinstance(p, ToolResponse)]
+                assert len(parts) > 2 * SINGLE_READS
+                assert {p.id: p.output for p in order(parts)} == stored
+            finally:
+                done()
+    finally:
+        store.close()

@@ -64,6 +64,15 @@ _LABEL = ("\\[(?=[ \t]*(?:user|assistant|tool|summary of the earlier conversatio
 _ROLE_LABEL = re.compile("(\n[ \t]*)" + _LABEL, re.I)  # (a literal start: scanned fast)
 _OTHER_BREAKS = "\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"  # str.splitlines' (a model may too)
 _ROLE_LABEL_ANY = re.compile(f"([\n{_OTHER_BREAKS}][ \t]*)" + _LABEL, re.I)
+_ASCII_BREAKS = "\r\x0b\x0c\x1c\x1d\x1e"  # those of them an ASCII text may hold
+
+
+def _other_break(text: str) -> bool:
+    r"""Whether ``text`` holds a line break other than ``"\n"`` (one ``in`` scan each)."""
+    for c in _ASCII_BREAKS if text.isascii() else _OTHER_BREAKS:  # a loop, not ``any``
+        if c in text:
+            return True
+    return False
 
 
 def quoted(text: str) -> str:
@@ -77,7 +86,7 @@ def quoted(text: str) -> str:
     if "<" in text:
         text = _BLOCK_TAG.sub("&lt;", text)
     if "[" in text:
-        any_break = any(c in text for c in _OTHER_BREAKS)
+        any_break = _other_break(text)
         text = (_ROLE_LABEL_ANY if any_break else _ROLE_LABEL).sub(r"\1&#91;", text)
     return text
 
@@ -90,8 +99,14 @@ def cut_lines(text: str, max_chars: int) -> str:
     """
     if len(text) <= max_chars:
         return text
+    if not _other_break(text):  # "\n" alone breaks lines: no list of them
+        return _cut_at_newlines(text, max_chars // 2)
+    return _cut_split(text, max_chars // 2)
+
+
+def _cut_split(text: str, half: int) -> str:
+    """:func:`cut_lines` of ``text``, longer than ``2 * half``, from its list of lines."""
     lines = text.splitlines()
-    half = max_chars // 2
     head: list[str] = []
     size = 0
     for line in lines:
@@ -111,6 +126,25 @@ def cut_lines(text: str, max_chars: int) -> str:
     if not head and not tail:
         return f"{text[:half]} [… {len(text) - 2 * half:,} characters cut …] {text[-half:]}"
     return "\n".join([*head, f"[… {cut:,} lines cut …]", *tail])
+
+
+def _cut_at_newlines(text: str, half: int) -> str:
+    r""":func:`_cut_split` of a text only ``"\n"`` breaks, found from the positions of those.
+
+    A line is kept in the head when it ends (its ``"\n"``) before ``half``, in the tail when
+    it starts at least ``half - 1`` characters before the end (a last ``"\n"`` ends no
+    line, as for ``splitlines``); the two never meet (the text is over ``2 * half``).
+    """
+    body = text[:-1] if text.endswith("\n") else text
+    end = body.rfind("\n", 0, half)  # the head's last line ends there
+    start = body.find("\n", len(body) - half)  # the tail's first line starts after it
+    if end < 0 and start < 0:
+        return f"{text[:half]} [… {len(text) - 2 * half:,} characters cut …] {text[-half:]}"
+    kept = (body.count("\n", 0, end) + 1 if end >= 0 else 0) + (
+        body.count("\n", start) if start >= 0 else 0)
+    marker = f"[… {body.count(chr(10)) + 1 - kept:,} lines cut …]"
+    return "\n".join([*([body[:end]] if end >= 0 else []), marker,
+                      *([body[start + 1:]] if start >= 0 else [])])
 
 
 def flatten(messages: Sequence[Message], result_chars: int | None = None) -> list[Line]:
@@ -189,7 +223,35 @@ def kept_and_counted_chars(message: Message) -> tuple[list[int], int]:
     JSON once, for both. With no such line (a message of tool results only) the counted
     length is 0 and no output is read.
     """
-    lengths: list[int] = []
+    lines, chars = _kept_lines(message)
+    return [base + len(quoted(a)) + len(quoted(b)) for base, a, b in lines], chars
+
+
+def kept_floor_tokens(message: Message, counter: TokenCounter, cap: int) -> int | None:
+    """``sum(min(ceil(n * ratio) + 1, cap))`` over the ``n`` of :func:`kept_and_counted_chars`.
+
+    ``ratio``: the message's stored tokens per character (``None`` without a stored count,
+    unless it has no such line: 0). A line is quoted only when its unquoted length leaves it
+    under ``cap`` (quoting only lengthens a text).
+    """
+    lines, chars = _kept_lines(message)
+    if not lines:
+        return 0
+    ratio = counter.stored_tokens_per_char(message, chars)
+    if ratio is None:
+        return None
+    total = 0
+    for base, a, b in lines:
+        if math.ceil((base + len(a) + len(b)) * ratio) + 1 >= cap:
+            total += cap
+        else:
+            total += min(math.ceil((base + len(quoted(a)) + len(quoted(b))) * ratio) + 1, cap)
+    return total
+
+
+def _kept_lines(message: Message) -> tuple[list[tuple[int, str, str]], int]:
+    """:func:`kept_and_counted_chars`, each line ``(n, a, b)``: ``n + len(quoted(a)) + …(b)``."""
+    lines: list[tuple[int, str, str]] = []
     chars = pieces = 0
     results: list[ToolResponse] = []
     role = message.role
@@ -199,22 +261,20 @@ def kept_and_counted_chars(message: Message) -> tuple[list[int], int]:
             text = p.text
             chars += len(text)
             pieces += 1
-            kept = len(quoted(text.strip()))
+            kept = text.strip()
             if kept:
-                lengths.append(label + 2 + kept)  # _one_line_prefix's label, ": ", the text
+                lines.append((label + 2, kept, ""))  # _one_line_prefix's label, ": ", the text
                 label = len(role) + 2  # a summary's first text alone is the summary
         elif isinstance(p, ToolRequest):
             arguments = p.arguments_json()
-            name = len(p.name)
-            # "[assistant tool call] NAME ARGUMENTS"
-            lengths.append(23 + len(quoted(p.name)) + len(quoted(arguments)))
-            chars += name + len(arguments)
+            lines.append((23, p.name, arguments))  # "[assistant tool call] NAME ARGUMENTS"
+            chars += len(p.name) + len(arguments)
             pieces += 2
         elif isinstance(p, ToolResponse):
             results.append(p)
             pieces += 1
         elif isinstance(p, Attachment):
-            lengths.append(len(_attachment_line(role, p)))
+            lines.append((len(_attachment_line(role, p)), "", ""))
             if p.is_text:
                 chars += len(p.labelled_text())
                 pieces += 1
@@ -222,29 +282,75 @@ def kept_and_counted_chars(message: Message) -> tuple[list[int], int]:
             if p.signature:
                 chars += len(p.text)
                 pieces += 1
-    if not lengths:
-        return lengths, 0
+    if not lines:
+        return lines, 0
     chars += sum(len(r.output) for r in results)
-    return lengths, chars + max(0, pieces - 1)
+    return lines, chars + max(0, pieces - 1)
 
 
-def measured_lines(messages: Sequence[Message], counter: TokenCounter,
-                    result_chars: int | None) -> list[Line]:
-    """:func:`flatten`, each line with its tokens (estimated from a stored count if any).
+def measured_message(m: Message, counter: TokenCounter, result_chars: int | None) -> list[Line]:
+    """:func:`flatten`'s lines of ``m`` (not a continuation), each with its tokens.
 
-    A line's tokens are its message's stored count scaled to the line's characters (the
+    A line's tokens are the message's stored count scaled to the line's characters (the
     message's own tokens per character), else counted: a long session's head is not tokenised
     a second time to size the summary request. The request chosen is counted exactly
     (:meth:`SummaryLadder._build`).
     """
+    parts, chars = _lines_and_counted_chars(m, result_chars)
+    ratio = counter.stored_tokens_per_char(m, chars)
     out: list[Line] = []
+    for text, tool_id, is_result in parts:
+        tokens = (counter.count_text(text) if ratio is None
+                  else math.ceil(len(text) * ratio))
+        out.append(Line(text, tool_id, is_result, tokens + 1))
+    return out
+
+
+class ResultLines:
+    """The lines of a message of tool results only, measured when first needed.
+
+    Each result is one line, with its call's id, whatever its output: the ladder knows which
+    results a rung removes without reading one, and reads (and measures) only those whose
+    tokens decide whether a rung fits (:meth:`SummaryLadder._over_budget`). A message's lines
+    are measured together (their tokens come from the message's count and characters).
+    """
+
+    __slots__ = ("message", "ids", "_lines")
+
+    def __init__(self, message: Message) -> None:
+        self.message = message
+        self.ids = [p.id for p in message.content if isinstance(p, ToolResponse)]
+        self._lines: list[Line] | None = None
+
+    def lines(self, counter: TokenCounter, result_chars: int | None) -> list[Line]:
+        """:func:`measured_message` of the message (made once)."""
+        if self._lines is None:
+            self._lines = measured_message(self.message, counter, result_chars)
+        return self._lines
+
+
+def head_entries(messages: Sequence[Message], counter: TokenCounter,
+                 result_chars: int | None) -> list[Line | ResultLines]:
+    """:func:`measured_message` of each message, one of tool results only a :class:`ResultLines`.
+
+    Its lines (``ids``: a result line each, in order) are measured at first need.
+    """
+    out: list[Line | ResultLines] = []
     for m in messages:
         if m.metadata.is_continuation:
             continue  # no line (flatten's)
-        parts, chars = _lines_and_counted_chars(m, result_chars)
-        ratio = counter.stored_tokens_per_char(m, chars)
-        for text, tool_id, is_result in parts:
-            tokens = (counter.count_text(text) if ratio is None
-                      else math.ceil(len(text) * ratio))
-            out.append(Line(text, tool_id, is_result, tokens + 1))
+        content = m.content
+        if content and all(isinstance(p, ToolResponse) for p in content):
+            out.append(ResultLines(m))
+        else:
+            out += measured_message(m, counter, result_chars)
     return out
+
+
+def stand_in_lines(entries: Sequence[Line | ResultLines]) -> list[Line]:
+    """The lines of ``entries``, an unmeasured result's a stand-in (its id, no text, 0 tokens).
+
+    As good as the measured lines for a rung that removes every result (0 %).
+    """
+    return [line for entry in entries for line in (
+        [Line("", i, True) for i in entry.ids] if isinstance(entry, ResultLines) else (entry,))]

@@ -17,16 +17,17 @@ budget (≤ ¼ of the target).
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from goosectx.compaction.flatten import (
     Line,
+    ResultLines,
     cut_lines,
     flatten,
-    kept_and_counted_chars,
-    measured_lines,
+    head_entries,
+    kept_floor_tokens,
+    stand_in_lines,
 )
 from goosectx.compaction.prompts import (
     SUMMARY_ELIDED_NOTE,
@@ -99,7 +100,7 @@ def middle_out_removal(lines: Sequence[Line], keep_percent: int) -> tuple[list[L
     Returns:
         (kept lines, removed result count, total result count).
     """
-    removed, k, n = _removed_ids(lines, keep_percent)
+    removed, k, n = _removed_of([line.tool_id for line in lines if line.is_result], keep_percent)
     kept: list[Line] = []
     for line in lines:
         if line.tool_id not in removed:
@@ -115,14 +116,16 @@ REMOVED_CALL_TOKENS = 5
 """What `` → (result omitted)`` adds to a call line whose result is removed (estimate)."""
 
 
-def _removed_ids(lines: Sequence[Line], keep_percent: int) -> tuple[set[str | None], int, int]:
-    """The tool ids :func:`middle_out_removal` removes the results of, and (k, n) as it does."""
-    results = [line.tool_id for line in lines if line.is_result]
+def _removed_of(results: Sequence[str | None], keep_percent: int
+                ) -> tuple[set[str | None], int, int]:
+    """The tool ids :func:`middle_out_removal` removes of result lines ``results``; (k, n).
+
+    The ``k`` nearest the centre (the lower first of two as near): those from ``(n - k) // 2``.
+    """
     n = len(results)
     k = -(-n * (100 - keep_percent) // 100)
-    centre = (n - 1) / 2
-    order = sorted(range(n), key=lambda j: (abs(j - centre), j))
-    return {results[j] for j in order[:k]}, k, n
+    start = (n - k) // 2
+    return set(results[start:start + k]), k, n
 
 
 def elide_middle(text: str, keep_tokens: int, tokens: int) -> str:
@@ -196,11 +199,12 @@ class SummaryLadder:
         self._messages = messages
         self._result_chars = result_chars
         self._lines: list[Line] | None = None  # measured at first need (:attr:`lines`)
+        self._entries: list[Line | ResultLines] | None = None  # (:meth:`_head`)
+        self._sums: tuple[list[str | None], list[ResultLines], list[Line],
+                          dict[str | None, int], int] | None = None  # (:meth:`_over_budget`)
         self.reserve = reserved_output_tokens(context_limit_tokens, output_limit_tokens,
                                               max_output_tokens)
         self.window = int(context_limit_tokens * (1 - WINDOW_MARGIN_RATIO))
-        self._line_tokens = 0
-        self._by_tool: dict[str | None, list[int]] = {}  # id → [result tokens, other lines]
         self._fixed = (counter.count_cached_text(SUMMARY_SYSTEM_PROMPT)
                        + counter.count_cached_text(_prompt([], 1, 1, True, instructions))
                        + 2 * MESSAGE_OVERHEAD_TOKENS)
@@ -209,15 +213,15 @@ class SummaryLadder:
     def lines(self) -> list[Line]:
         """The flattened input, each line with its tokens (measured at first need)."""
         if self._lines is None:
-            self._lines = measured_lines(self._messages, self.counter, self._result_chars)
-            self._line_tokens = sum(line.tokens for line in self._lines)
-            for line in self._lines:
-                entry = self._by_tool.setdefault(line.tool_id, [0, 0])
-                if line.is_result:
-                    entry[0] += line.tokens
-                else:
-                    entry[1] += 1
+            self._lines = [line for entry in self._head() for line in (entry.lines(
+                self.counter, self._result_chars) if isinstance(entry, ResultLines) else (entry,))]
         return self._lines
+
+    def _head(self) -> list[Line | ResultLines]:
+        """The lines, those of each message of tool results only not measured yet."""
+        if self._entries is None:
+            self._entries = head_entries(self._messages, self.counter, self._result_chars)
+        return self._entries
 
     @property
     def total_results(self) -> int:
@@ -232,7 +236,7 @@ class SummaryLadder:
 
         Every candidate keeps each line that is not a tool result, with no fewer tokens than
         ``min(its tokens, MIN_ELIDED_ITEM_TOKENS)`` (an elided line's floor): when those floors
-        alone, sized as :func:`~goosectx.compaction.flatten.measured_lines` sizes the lines,
+        alone, sized as :func:`~goosectx.compaction.flatten.measured_message` sizes the lines,
         exceed the budget, no rung fits and no elision makes one fit, so the history is not
         flattened at all. The sum stops once past the budget; ``False`` when a message has
         no stored count, and at once when the parts are too few for their floors to pass it
@@ -245,14 +249,10 @@ class SummaryLadder:
         for m in self._messages:
             if m.metadata.is_continuation:
                 continue
-            lengths, chars = kept_and_counted_chars(m)
-            if not lengths:
-                continue  # tool results only: no line every request keeps
-            ratio = self.counter.stored_tokens_per_char(m, chars)
-            if ratio is None:
+            tokens = kept_floor_tokens(m, self.counter, MIN_ELIDED_ITEM_TOKENS)
+            if tokens is None:
                 return False
-            for chars in lengths:
-                floor += min(math.ceil(chars * ratio) + 1, MIN_ELIDED_ITEM_TOKENS)
+            floor += tokens  # (0 for tool results only: no line every request keeps)
             if floor > room:
                 return True
         return False
@@ -265,13 +265,44 @@ class SummaryLadder:
     def _approx(self, lines: Sequence[Line]) -> int:
         return self._fixed + sum(line.tokens for line in lines)
 
-    def _approx_without(self, removed: set[str | None]) -> int:
-        """``_approx(middle_out_removal(self.lines, …)[0])`` for the ids it removes, from sums."""
-        tokens = self._line_tokens
-        for tool_id in removed:
-            result_tokens, other_lines = self._by_tool[tool_id]
-            tokens += other_lines * REMOVED_CALL_TOKENS - result_tokens
-        return self._fixed + tokens
+    def _over_budget(self, keep: int, budget: int) -> bool:
+        """``_approx(middle_out_removal(self.lines, keep)[0]) > budget``, from sums.
+
+        The lines every rung keeps, the call lines of the removed results, then the results
+        kept, measured until the sum passes the budget — those every rung keeps first, in
+        order (their outputs are read in order): a rung over it reads few outputs to tell.
+        """
+        if self._sums is None:
+            ids: list[str | None] = []
+            groups: list[ResultLines] = []
+            measured: list[Line] = []  # the results of a message with other lines
+            calls: dict[str | None, int] = {}  # the other lines by tool id; their tokens:
+            others = 0
+            for entry in self._head():
+                if isinstance(entry, ResultLines):
+                    groups.append(entry)
+                    ids += entry.ids
+                elif entry.is_result:
+                    ids.append(entry.tool_id)
+                    measured.append(entry)
+                else:
+                    others += entry.tokens
+                    calls[entry.tool_id] = calls.get(entry.tool_id, 0) + 1
+            fewest = _removed_of(ids, KEEP_RUNGS_PERCENT[-2])[0]  # what the last rung removes
+            groups.sort(key=lambda g: any(i in fewest for i in g.ids))  # (stable: in order)
+            self._sums = ids, groups, measured, calls, others
+        ids, groups, measured, calls, others = self._sums
+        removed = _removed_of(ids, keep)[0]
+        room = (budget - self._fixed - others
+                - REMOVED_CALL_TOKENS * sum(calls.get(i, 0) for i in removed)
+                - sum(line.tokens for line in measured if line.tool_id not in removed))
+        for group in groups:
+            if room < 0:
+                return True
+            if not all(i in removed for i in group.ids):
+                room -= sum(line.tokens for line in group.lines(self.counter, self._result_chars)
+                            if line.tool_id not in removed)
+        return room < 0
 
     def _build(self, lines: Sequence[Line], keep: int, removed: int, total: int,
                elided: bool) -> SummaryRequest:
@@ -296,17 +327,17 @@ class SummaryLadder:
         budget = self.input_budget_tokens
         if self._lines is None and self._cannot_fit():
             return
-        lines_all = self.lines
         started = False
         last_estimate: int | None = None
         lines_at_zero: list[Line] = []
         removed = total = 0
         last_removed: int | None = None
         for keep in KEEP_RUNGS_PERCENT:
-            if not started and keep != KEEP_RUNGS_PERCENT[-1]:
-                ids, removed, total = _removed_ids(lines_all, keep)
-                if self._approx_without(ids) > budget:
-                    continue  # does not fit: its lines are not built
+            last_rung = keep == KEEP_RUNGS_PERCENT[-1]
+            if not started and not last_rung and self._over_budget(keep, budget):
+                continue  # does not fit: its lines are not built
+            lines_all = (stand_in_lines(self._head()) if last_rung and self._lines is None
+                         else self.lines)  # (the last rung keeps no result)
             lines, removed, total = middle_out_removal(lines_all, keep)
             lines_at_zero = lines
             if not started and self._approx(lines) > budget:

@@ -9,6 +9,7 @@ Every value a reader sees is the stored one.
 
 from __future__ import annotations
 
+import json
 import sqlite3
 import threading
 from typing import Any
@@ -19,8 +20,13 @@ from goosectx.store import SessionStore
 from goosectx.store.message_read import parse_message
 
 _ROW = "SELECT role, created, content_json, metadata_json FROM messages WHERE id=?"
+_ROWS = ("SELECT id, role, created, content_json, metadata_json FROM messages"
+         " WHERE id IN (SELECT value FROM json_each(?))")
 SINGLE_READS = 32
-"""Pending outputs read row by row up to this many rows; then all the rest in one pass."""
+"""Pending outputs read row by row up to this many rows; then this many rows a query."""
+BATCH_READS = 16
+"""Queries of :data:`SINGLE_READS` rows before every pending row is read in one pass (a reader
+that needs every output: the rows by id cost ~15 % more than the session's in order)."""
 
 
 class Pending:
@@ -72,6 +78,8 @@ class Outputs:
         self.session_id = session_id
         self.parts: dict[str, list[tuple[int, ToolResponse]]] = {}
         self.reads = 0
+        self._order: list[str] | None = None  # the messages pending at the first batch
+        self._place: dict[str, int] = {}
         self.lock = threading.Lock()  # an output read on another thread waits its turn
 
     def register(self, mid: str, at: int, part: ToolResponse) -> None:
@@ -96,15 +104,35 @@ class Outputs:
                              row_metadata if metadata_json is None else metadata_json)
 
     def read(self, mid: str) -> None:
-        """Set the outputs of ``mid`` (after :data:`SINGLE_READS` rows: of every message)."""
+        """Set the outputs of ``mid``, and of the messages read with it.
+
+        Row by row up to :data:`SINGLE_READS` rows; then ``mid`` and the pending messages
+        after it in the session's order, :data:`SINGLE_READS` rows a query (a reader that goes
+        on in order, the summary request's results, finds the next ones read); after
+        :data:`BATCH_READS` such queries, every pending message.
+        """
         with self.lock:
             if mid not in self.parts:  # read meanwhile
                 return
             self.reads += 1
-            if self.reads > SINGLE_READS:
+            if self.reads > SINGLE_READS + BATCH_READS:
                 self._read_all()
-            else:
+                return
+            if self.reads > SINGLE_READS and self._order is None:
+                self._order = list(self.parts)
+                self._place = {m: at for at, m in enumerate(self._order)}
+            start = self._place.get(mid)
+            if start is None or self._order is None:  # (one of the first reads)
                 self._fill(mid, self.whole(mid))
+                return
+            wanted = [m for m in self._order[start:start + SINGLE_READS] if m in self.parts]
+            rows = self.conn.execute(_ROWS, (json.dumps(wanted),)).fetchall()
+            for found, *row in rows:
+                if found in self.parts:
+                    self._fill(found, parse_message(self.session_id, self.store.path, found,
+                                                    *row))
+            if mid in self.parts:  # its row is gone
+                self._fill(mid, self.whole(mid))  # (raises that error)
 
     def _read_all(self) -> None:
         rows = self.conn.execute(
