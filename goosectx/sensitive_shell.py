@@ -40,7 +40,7 @@ from goosectx.recursive_reads import (
     top_level_only,
     untouched_dirs,
 )
-from goosectx.searcher_options import runs_program
+from goosectx.searcher_options import runs_program, searcher_kept
 from goosectx.sensitive import expand_user, resolve, sensitive_judge, shown
 from goosectx.shell_dirs import (
     Dir,
@@ -88,7 +88,8 @@ def sensitive_words(command: str, working_dir: Path, *, data_dir: Path | None = 
         plain = neutral and len(program) == len(command_words(part.words))  # no env X=1 grep
         for base in dirs:
             kept = grep_kept(program[1:], base, plain) if isinstance(base, Path) and _name(
-                program) in _GREPS else top_level_only(program)  # diff a b: a/x, not a/d/x
+                program) in _GREPS else top_level_only(program) or searcher_kept(  # diff a b: a/x
+                _name(program), [w.value for w in program[1:]])  # rg -g '*.py': *.py files
             yield from _below_recursive(recursive_operands(program), base, working_dir,
                                         own, untouched_dirs(program),
                                         hidden=hidden_read(program), kept=kept,
