@@ -55,6 +55,17 @@ def find_split(args: list[str]) -> tuple[list[str], list[str]]:
 _FIND_PATTERNS = frozenset({"-name", "-iname", "-path", "-ipath", "-wholename", "-iwholename",
                             "-regex", "-iregex", "-lname", "-ilname"})
 """``find`` tests whose operand is a pattern matched against the names found, not a path."""
+FIND_STATS = frozenset({"-newer", "-anewer", "-cnewer", "-samefile"})
+"""``find`` tests whose operand is a file compared by its metadata (times, inode), never read;
+``-newerXY`` (:func:`stats_file`) too."""
+
+
+def stats_file(word: str) -> bool:
+    """True for a ``find`` test whose file (or time) it only stats: ``-newer``, ``-newermt``."""
+    return word in FIND_STATS or len(word) == 8 and word.startswith("-newer") and (
+        word[6] in "aBcm" and word[7] in "aBcmt")
+
+
 _FIND_ACTS = ("-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint", "-fls")
 """``find`` actions that open, delete or write a file, not only print a name."""
 
@@ -62,9 +73,11 @@ _FIND_ACTS = ("-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint", "-fls"
 def find_patterns(words: list[Word]) -> list[Word]:
     """The pattern words of a ``find`` that only prints names: ``.env`` of ``-name .env``.
 
-    Listing a name reads nothing (``ls -a`` lists ``.env``); none when an action opens, deletes
-    or writes (:data:`_FIND_ACTS`): ``-exec cat {} ;`` is judged by the walk of its dirs, a
-    pipe into ``xargs`` by the names printed (:mod:`goosectx.piped_names`).
+    Listing a name reads nothing (``ls -a`` lists ``.env``), nor does comparing a file's times
+    (``-newer .env``, :func:`stats_file`), nor printing a format (``-printf '%h/.env'``); none
+    when an action opens, deletes or writes (:data:`_FIND_ACTS`): ``-exec cat {} ;`` is judged
+    by the walk of its dirs, a pipe into ``xargs`` by the names printed
+    (:mod:`goosectx.piped_names`).
     """
     if not words or words[0].value.rsplit("/", 1)[-1] != "find":
         return []
@@ -73,7 +86,8 @@ def find_patterns(words: list[Word]) -> list[Word]:
         return []
     expression = find_split(args)[1]
     first = len(args) - len(expression) + 1  # words[first] is the expression's first word
-    return [words[first + i + 1] for i, a in enumerate(expression[:-1]) if a in _FIND_PATTERNS]
+    return [words[first + i + 1] for i, a in enumerate(expression[:-1])
+            if a in _FIND_PATTERNS or stats_file(a) or a == "-printf"]  # -newer .env: times
 
 
 def fd_runs_dirs(args: list[str]) -> list[str] | None:

@@ -18,7 +18,7 @@ import fnmatch
 import re
 from typing import NamedTuple
 
-from goosectx.find_words import find_split
+from goosectx.find_words import find_split, stats_file
 from goosectx.recursive_reads import Printed
 from goosectx.shell_words import Part, Word
 
@@ -76,13 +76,33 @@ _FIND_TESTS_BARE = frozenset({
 """``find`` words that select (or print a name found) with no value; ``-a`` joins terms."""
 
 
+_FIND_PATH_TESTS = frozenset({"-path", "-ipath", "-wholename", "-iwholename"})
+_WILD = re.compile(r"[*?\[\]\\]")
+
+
+def _path_name(pattern: str) -> str | None:
+    r"""A base-name glob every path a ``-path PATTERN`` matches has, ``None``: none known.
+
+    The path ends with the pattern's plain tail (after its last ``*``, ``?``, ``[``, ``]`` or
+    ``\``; find's ``*`` and ``?`` match a ``/`` too): ``*.py`` → ``*.py``; a tail with a
+    ``/`` gives the base name itself (``*/src/a.py`` → ``a.py``); an empty one (``*``,
+    ``*/``) nothing.
+    """
+    tail = _WILD.split(pattern)[-1]
+    if "/" in tail:
+        return tail.rsplit("/", 1)[1] or None
+    return "*" + tail if tail else None
+
+
 def _find_printed(expression: list[str]) -> Printed | None:
     r"""Which names ``find``'s expression prints, when it is a conjunction of plain tests.
 
     Terms joined by the implied ``-a`` (no ``-o``, ``,``; parentheses around terms change
     nothing then): each test narrows what is printed, so leaving one out (``-size -1k``,
-    ``-path './src/*'``, ``-not -path './.venv/*'``) only lets more names through. The
-    constraint kept: every ``-name``/``-iname`` not negated, and ``-type f``. A pattern with
+    ``-newer .env``, ``-not -path './.venv/*'``) only lets more names through. The
+    constraint kept: every ``-name``/``-iname`` not negated, the base name a ``-path``/
+    ``-wholename``/``-ipath``/``-iwholename`` not negated implies (:func:`_path_name`), and
+    ``-type f``. A pattern with
     ``[`` or ``\`` is read differently by Python's fnmatch than by find: ``None`` (any name),
     as for every other expression (``-o``, ``-printf``, an action, a negated group).
     """
@@ -102,12 +122,15 @@ def _find_printed(expression: list[str]) -> Printed | None:
             negated = False
             i += 1
             continue
-        if word not in _FIND_TESTS_VALUED or value is None:
+        if word not in _FIND_TESTS_VALUED and not stats_file(word) or value is None:
             return None
         if word in ("-name", "-iname") and not negated:
             if "[" in value or "\\" in value:
                 return None
             patterns.append((value.lower() if word == "-iname" else value, word == "-iname"))
+        elif word in _FIND_PATH_TESTS and not negated and (name := _path_name(value)):
+            folded = word.startswith("-i")
+            patterns.append((name.lower() if folded else name, folded))
         files_only |= word == "-type" and value == "f" and not negated
         negated = False
         i += 2
@@ -140,6 +163,16 @@ def _listing(part: Part) -> Listing | None:
     return None
 
 
+PRINTF = "find -printf prints names made from a format"
+"""Why the names a ``find -printf`` hands on are not known here (``%h/../.env``: any)."""
+
+
+def _unknown(part: Part) -> str | None:
+    """Why what a lister ``part`` prints is not known here, in words, or ``None``."""
+    printf = _name(part) == "find" and "-printf" in (w.value for w in part.words[1:])
+    return PRINTF if printf else None
+
+
 def piped_dirs(parts: list[Part], k: int) -> list[str] | None:
     """The dirs whose files ``parts[k]`` (an ``xargs``) is given, ``None`` if not known."""
     listing = piped_listing(parts, k)
@@ -153,16 +186,26 @@ def piped_listing(parts: list[Part], k: int) -> Listing | None:
     (:func:`_listing`). A part of a subshell or substitution, a redirection or anything
     else on the way: ``None``.
     """
+    before = _piped_lister(parts, k)
+    return None if before is None else _listing(before)
+
+
+def piped_unknown(parts: list[Part], k: int) -> str | None:
+    """Why the names ``parts[k]`` (an ``xargs``) is given are not known, in words (``-printf``)."""
+    before = _piped_lister(parts, k)
+    return None if before is None else _unknown(before)
+
+
+def _piped_lister(parts: list[Part], k: int) -> Part | None:
+    """The part whose output reaches ``parts[k]`` through filters only, ``None`` if none."""
     depth = parts[k].depth
     while k > 0 and parts[k].piped and parts[k].joint == "|":
         k -= 1
         while k > 0 and parts[k].depth > depth:  # the lines a bash -c before it runs
             k -= 1
         before = parts[k]
-        if (listed := _listing(before)) is not None:
-            return listed
-        if not _filters(before):
-            return None
+        if _listing(before) is not None or not _filters(before):
+            return before
     return None
 
 
@@ -195,6 +238,20 @@ def substituted_listing(parts: list[Part], k: int) -> tuple[Word, Listing] | Non
     lister alone or piped through filters (:func:`_filters`), on a line that cannot change
     ``IFS`` or glob options (:func:`line_sets_nothing`). ``None`` otherwise.
     """
+    found = _substituted(parts, k)
+    listed = None if found is None else _listing(found[1])
+    return None if found is None or listed is None else (found[0], listed)
+
+
+def substituted_unknown(parts: list[Part], k: int) -> tuple[Word, str] | None:
+    """The ``$(…)`` word of ``parts[k]`` and why the names it gives are not known (``-printf``)."""
+    found = _substituted(parts, k)
+    why = None if found is None else _unknown(found[1])
+    return None if found is None or why is None else (found[0], why)
+
+
+def _substituted(parts: list[Part], k: int) -> tuple[Word, Part] | None:
+    """The ``$(…)`` word of ``parts[k]`` and the part printing it (:func:`substituted_listing`)."""
     part = parts[k]
     if part.joint != ")" or sum(w.raw.count(o) for w in part.words for o in _OPENERS) != 1:
         return None
@@ -211,5 +268,4 @@ def substituted_listing(parts: list[Part], k: int) -> tuple[Word, Listing] | Non
     if j < 0 or parts[j].depth != part.depth or not opener.endswith("(") or opener.endswith(
             "(("):
         return None
-    listed = _listing(parts[j])
-    return None if listed is None else (words[0], listed)
+    return words[0], parts[j]

@@ -26,7 +26,9 @@ from goosectx.piped_names import (
     SUBSTITUTED_SPLIT,
     line_sets_nothing,
     piped_listing,
+    piped_unknown,
     substituted_listing,
+    substituted_unknown,
 )
 from goosectx.program_operands import not_paths
 from goosectx.recursive_reads import (
@@ -98,7 +100,9 @@ def sensitive_words(command: str, working_dir: Path, *, data_dir: Path | None = 
         if (fed := stdin_arguments(part.words)) is not None:
             listed = piped_listing(parts, k)  # find . | xargs cat: the files below .
             if listed is None:
-                yield fed, f"{fed} (it takes the files it reads from its input: {ANY_MAY_BE}"
+                printf = "".join(f"; {one}" for one in [piped_unknown(parts, k)] if one)
+                yield fed, (f"{fed} (it takes the files it reads from its input{printf}: "
+                            f"{ANY_MAY_BE}")  # find -printf '%h/.env' | xargs cat: why too
             else:
                 for base in dirs:
                     yield from _below_recursive(listed.dirs, base, working_dir, own,
@@ -110,6 +114,8 @@ def sensitive_words(command: str, working_dir: Path, *, data_dir: Path | None = 
                 yield from _below_recursive(listed.dirs, base, working_dir, own, listed.skip,
                                             listed.printed, split=SUBSTITUTED_SPLIT,
                                             follows=True)
+        if (unknown := substituted_unknown(parts, k)) is not None:  # cat $(find -printf …)
+            yield unknown[0].value, f"{unknown[0].value} ({unknown[1]}: {ANY_MAY_BE}"
         if (pre := runs_program(_name(program), [w.value for w in program[1:]])) is not None:
             line = " ".join(w.value for w in program)  # rg --pre CMD: CMD opens every file
             yield line, f"{line} ({pre} runs a program on each file it searches: {ANY_MAY_BE}"
