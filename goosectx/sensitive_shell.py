@@ -119,7 +119,8 @@ def sensitive_words(command: str, working_dir: Path, *, data_dir: Path | None = 
         if (pre := runs_program(_name(program), [w.value for w in program[1:]])) is not None:
             line = " ".join(w.value for w in program)  # rg --pre CMD: CMD opens every file
             yield line, f"{line} ({pre} runs a program on each file it searches: {ANY_MAY_BE}"
-        if (why := hidden_names(program)) is not None:
+        if (why := hidden_names(program, dirs[0] if plain and len(dirs) == 1 and isinstance(
+                dirs[0], Path) else None)) is not None:  # git diff -- '*.yml': its index
             line = " ".join(w.value for w in program)
             yield line, f"{line} ({why}: {ANY_MAY_BE}"
         lead = len(part.words) - len(command_words(part.words))  # `then`, `X=1` before it
