@@ -14,11 +14,10 @@ Core module: no printing.
 
 from __future__ import annotations
 
-import fnmatch
 import re
 from typing import NamedTuple
 
-from goosectx.find_words import find_split, stats_file
+from goosectx.find_words import find_printed, find_split
 from goosectx.recursive_reads import Printed
 from goosectx.shell_words import Part, Word
 
@@ -62,86 +61,6 @@ class Listing(NamedTuple):
     (``find`` without ``-L``/``-follow``, ``git ls-files``)."""
 
 
-_FIND_TESTS_VALUED = frozenset({
-    "-name", "-iname", "-path", "-ipath", "-wholename", "-iwholename", "-regex", "-iregex",
-    "-type", "-xtype", "-size", "-mtime", "-mmin", "-atime", "-amin", "-ctime", "-cmin",
-    "-newer", "-anewer", "-cnewer", "-user", "-group", "-uid", "-gid", "-perm", "-links",
-    "-inum", "-samefile", "-maxdepth", "-mindepth", "-regextype", "-lname", "-ilname",
-    "-fstype", "-used"})
-"""``find`` tests (and options) taking one value that only select among the names found."""
-_FIND_TESTS_BARE = frozenset({
-    "-empty", "-readable", "-writable", "-executable", "-true", "-prune", "-print", "-print0",
-    "-nouser", "-nogroup", "-xdev", "-mount", "-depth", "-noleaf", "-daystart",
-    "-ignore_readdir_race", "-noignore_readdir_race", "-follow", "-a", "-and", "(", ")"})
-"""``find`` words that select (or print a name found) with no value; ``-a`` joins terms."""
-
-
-_FIND_PATH_TESTS = frozenset({"-path", "-ipath", "-wholename", "-iwholename"})
-_WILD = re.compile(r"[*?\[\]\\]")
-
-
-def _path_name(pattern: str) -> str | None:
-    r"""A base-name glob every path a ``-path PATTERN`` matches has, ``None``: none known.
-
-    The path ends with the pattern's plain tail (after its last ``*``, ``?``, ``[``, ``]`` or
-    ``\``; find's ``*`` and ``?`` match a ``/`` too): ``*.py`` → ``*.py``; a tail with a
-    ``/`` gives the base name itself (``*/src/a.py`` → ``a.py``); an empty one (``*``,
-    ``*/``) nothing.
-    """
-    tail = _WILD.split(pattern)[-1]
-    if "/" in tail:
-        return tail.rsplit("/", 1)[1] or None
-    return "*" + tail if tail else None
-
-
-def _find_printed(expression: list[str]) -> Printed | None:
-    r"""Which names ``find``'s expression prints, when it is a conjunction of plain tests.
-
-    Terms joined by the implied ``-a`` (no ``-o``, ``,``; parentheses around terms change
-    nothing then): each test narrows what is printed, so leaving one out (``-size -1k``,
-    ``-newer .env``, ``-not -path './.venv/*'``) only lets more names through. The
-    constraint kept: every ``-name``/``-iname`` not negated, the base name a ``-path``/
-    ``-wholename``/``-ipath``/``-iwholename`` not negated implies (:func:`_path_name`), and
-    ``-type f``. A pattern with
-    ``[`` or ``\`` is read differently by Python's fnmatch than by find: ``None`` (any name),
-    as for every other expression (``-o``, ``-printf``, an action, a negated group).
-    """
-    patterns: list[tuple[str, bool]] = []
-    files_only = False
-    negated = False
-    i = 0
-    while i < len(expression):
-        word, value = expression[i], expression[i + 1] if i + 1 < len(expression) else None
-        if word in ("!", "-not"):
-            if negated or value in (None, "("):
-                return None  # (a negated group: its insides may widen; rare)
-            negated = True
-            i += 1
-            continue
-        if word in _FIND_TESTS_BARE:
-            negated = False
-            i += 1
-            continue
-        if word not in _FIND_TESTS_VALUED and not stats_file(word) or value is None:
-            return None
-        if word in ("-name", "-iname") and not negated:
-            if "[" in value or "\\" in value:
-                return None
-            patterns.append((value.lower() if word == "-iname" else value, word == "-iname"))
-        elif word in _FIND_PATH_TESTS and not negated and (name := _path_name(value)):
-            folded = word.startswith("-i")
-            patterns.append((name.lower() if folded else name, folded))
-        files_only |= word == "-type" and value == "f" and not negated
-        negated = False
-        i += 2
-
-    def printed(name: str, is_dir: bool) -> bool:
-        return not (files_only and is_dir) and all(fnmatch.fnmatchcase(
-            name.lower() if icase else name, pattern) for pattern, icase in patterns)
-
-    return printed
-
-
 def _listing(part: Part) -> Listing | None:
     """What ``part`` lists (:class:`Listing`), ``None`` if it is no lister."""
     name, args = _name(part), [w.value for w in part.words[1:]]
@@ -152,7 +71,7 @@ def _listing(part: Part) -> Listing | None:
     if name == "find":
         starts, expression = find_split(args)
         follows = "-follow" in expression or "-L" in args[:len(args) - len(expression)]
-        return Listing(starts, _find_printed(expression), follows=follows)
+        return Listing(starts, find_printed(expression), follows=follows)
     if name in ("fd", "fdfind", "rg") and (name != "rg" or any(
             a in ("--files", "-l", "--files-with-matches") for a in args)):
         return Listing([*operands, "."])  # a pattern, dirs or an option's value: "." too
