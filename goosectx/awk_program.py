@@ -205,6 +205,47 @@ def program_beyond(program: str) -> str | None:
     return next(filter(None, map(_beyond, readings)), None)
 
 
+_ENDS = frozenset({";", "\n", "}", ")", ""})
+"""Tokens that may follow a command string that is whole (not ``"rm" x``, a concatenation)."""
+_STARTS = frozenset({"{", ";", "\n", "(", "}", "", "&&", "||", "!"})
+"""Tokens that may come before a whole command string (``{"date" | getline}``)."""
+_ESCAPES = {'\\"': '"', "\\\\": "\\", "\\/": "/", "\\n": "\n", "\\t": "\t"}
+
+
+def awk_commands(args: list[str]) -> list[str]:
+    """The command lines ``awk ARGS`` runs that its program spells as one plain string.
+
+    ``system("rm x")``, ``print | "sort -u"``, ``print |& "cmd"``, ``"date" | getline``: each
+    is a shell line (sh -c) for the deny rules to read as ``bash -c``'s. A command built at
+    run time (``system($0)``, ``"r" "m"``, an escape not read here) is not one: the call asks
+    anyway (:func:`awk_runs`).
+    """
+    found: list[str] = []
+    for program in awk_texts(args):
+        for tokens in _readings(program) or []:
+            texts = ["", *(text for _kind, text in tokens), "", ""]
+            kinds = ["", *(kind for kind, _text in tokens), "", ""]
+            for k in range(1, len(texts) - 2):
+                if kinds[k] != "string":
+                    continue
+                system = texts[k - 2:k] == ["system", "("] and texts[k + 1] == ")"
+                piped = texts[k - 1] in ("|", "|&") and texts[k + 1] in _ENDS
+                fed = texts[k - 1] in _STARTS and texts[k + 1] in ("|", "|&") and (
+                    texts[k + 2] == "getline")
+                line = _unquoted(texts[k]) if system or piped or fed else None
+                if line is not None and line not in found:
+                    found.append(line)
+    return found
+
+
+def _unquoted(string: str) -> str | None:
+    """An awk string token's value, ``None`` when it holds an escape not read here."""
+    parts = re.split(r"(\\.)", string[1:-1])
+    if any(part.startswith("\\") and part not in _ESCAPES for part in parts):
+        return None
+    return "".join(_ESCAPES.get(part, part) for part in parts)
+
+
 def program_runs(program: str) -> bool:
     """True when an awk ``program`` may run a command: ``system``, ``|``/``|&`` in a reading.
 

@@ -30,7 +30,7 @@ import re
 from dataclasses import dataclass, field
 from itertools import takewhile
 
-from goosectx.awk_program import AWK, awk_beyond
+from goosectx.awk_program import AWK, awk_beyond, awk_commands
 from goosectx.sed_script import SED, sed_beyond
 from goosectx.shell_arith import arithmetic_reason
 from goosectx.shell_assign import binds_name, evaluated_operand
@@ -326,6 +326,8 @@ def _normalise(words: list[Word], r: _Reading, depth: int,  # noqa: C901, PLR091
             code = COMPUTED  # python3 -c "$(cat x)", sed "$x": bash makes the code at run time
         if code is not None:
             r.code.append((name, code))
+        for line in awk_commands(args) if name in AWK else ():  # system("rm x"): bash -c's
+            _add_line(line, r, depth, fixed)
         if name in AWK or name in SED:  # awk_program, sed_script: no allow rule covers more
             r.beyond += filter(None, ["its program is made at run time" if code == COMPUTED else
                                       awk_beyond(args) if name in AWK else sed_beyond(args)])

@@ -12,18 +12,24 @@ from __future__ import annotations
 import pytest
 from rules_support import check_under_deny_rm, deny_rm_cases
 
-from goosectx.awk_program import awk_runs
+from goosectx.awk_program import awk_commands, awk_runs
 
 
 @pytest.mark.parametrize(("command", "expected"), deny_rm_cases(
-    denied=[],
+    denied=[
+        "awk 'BEGIN{system(\"rm -rf x\")}'", "awk '{print | \"rm x\"}' f",
+        "awk 'BEGIN{\"rm x\" | getline}'", "gawk 'BEGIN { system( \"rm x\" ) }'",
+        "awk 'BEGIN{print \"y\" |& \"rm -i x\"}'", "awk -e 'BEGIN{}' -e '{system(\"rm x\")}' f",
+        "awk 'BEGIN{system(\"ls; rm x\")}'",
+    ],
     asked=[
         "awk '{print |& \"cat\"}' f", "awk --source='{print | \"sh\"}' f",
         "awk -v a=1 -e 'BEGIN{}' -e '{print | \"sh\"}' f", "awk '{c=\"sh\"; print | c}' f",
         "awk '{print|c}' c=sh f", "awk '{print | $1}' f", "gawk '{c | getline}' f",
         "awk '{ $1 |& getline x }' f", "awk -F: -- '{print|c}' f", "awk --source '{print|c}' f",
         "awk -e '{print|c}' f", "mawk -Wx '{print|c}' f", "awk 'BEGIN{f=\"system\"; @f(\"x\")}'",
-        "awk '{system($0)}' f", "awk '{print | \"rm x\"}' f", "nawk '{printf \"%s\", $0 | c}' f",
+        "awk '{system($0)}' f", "awk 'BEGIN{system(\"r\" \"m x\")}'",
+        "awk 'BEGIN{system(\"\\x72m x\")}'", "nawk '{printf \"%s\", $0 | c}' f",
         "awk -f /dev/stdin f", "gawk -e 'BEGIN{}' -f prog.awk -e '{print|c}' f",
     ],
     still_run=[
@@ -42,3 +48,13 @@ def test_awk_programs_that_run_commands_meet_the_deny_rule(command: str, expecte
 ])
 def test_awk_runs_reads_every_program_text(args: list[str], runs: bool) -> None:
     assert awk_runs(args) is runs
+
+
+@pytest.mark.parametrize(("args", "lines"), [
+    (["BEGIN{system(\"rm -rf x\")}"], ["rm -rf x"]),
+    (["{print | \"sort -u\"; \"date\" | getline d}"], ["sort -u", "date"]),
+    (["BEGIN{system(\"a\\\"b\")}"], ['a"b']), (["BEGIN{system(\"r\" \"m\")}"], []),
+    (["BEGIN{print \"rm x\"}"], []), (["{print | c}"], []),
+])
+def test_awk_commands_are_the_plain_strings_it_runs(args: list[str], lines: list[str]) -> None:
+    assert awk_commands(args) == lines
