@@ -207,7 +207,8 @@ def searcher_kept(name: str, args: list[str]) -> Callable[[str, bool], bool] | N
     positive. With no glob matching, a ``-t`` type keeps only the files its globs match
     (:data:`_TYPES`; ``-T`` only leaves out more: not counted). A dir is entered unless a
     negative glob is the last to match it. ``None``: it reads every file (no filter, or one not
-    read here: a glob of :data:`_UNREAD_GLOB`, an empty one, a type not known, ``--type-add``,
+    read here: a glob of :data:`_UNREAD_GLOB`, an empty one, ``-g`` beside ``--iglob``, a
+    type not known, ``--type-add``,
     ``--type-clear``, ``--no-glob-case-insensitive``, a ``RIPGREP_CONFIG_PATH``, ``-L``).
     """
     if name != "rg" or os.environ.get("RIPGREP_CONFIG_PATH"):
@@ -252,8 +253,9 @@ def searcher_kept(name: str, args: list[str]) -> Callable[[str, bool], bool] | N
 def _kept(globs: list[tuple[str, bool]], types: list[str],
           every: bool) -> Callable[[str, bool], bool] | None:
     """The filter of :func:`searcher_kept` from its globs and types, ``None`` if not read here."""
-    if not globs and not types or any(t not in _TYPES for t in types):
-        return None
+    if not globs and not types or any(t not in _TYPES for t in types) or len(
+            {folded for _glob, folded in globs}) > 1:
+        return None  # rg adds every -g before every --iglob: their order is not the line's
     rules: list[tuple[str, bool, bool]] = []  # (base-name glob, positive, case folded)
     for glob, folded in globs:
         negated = glob.startswith("!")

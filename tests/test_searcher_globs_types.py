@@ -67,6 +67,7 @@ def test_globs_and_types_that_leave_out_every_secret_run(project: Path, command:
     "rg --hidden --iglob '*.ENV' KEY", "rg --hidden -g '*.py' --glob-case-insensitive -g '.ENV' KEY",
     "rg -L --hidden -g '*.py' KEY", "rg --hidden -g '*.py' --pre cat KEY",
     "rg --hidden -g '' KEY",
+    "rg --hidden -g '*.md' --iglob '*' -g '!.*' KEY",  # rg adds -g globs before --iglob ones
 ])
 def test_globs_and_types_that_may_reach_a_secret_ask(project: Path, command: str) -> None:
     assert _action(project, command) == "ask", command
@@ -94,7 +95,7 @@ def test_a_secret_named_like_the_glob_asks(project: Path) -> None:
 @pytest.mark.parametrize("globs", [
     ["-g", "*.py"], ["-tpy"], ["-g", "*.py", "-g", "!app.py"], ["-g", "*", "-g", "!.env"],
     ["-g", "!.env", "-g", "*"], ["-g", "!*.py"], ["--iglob", "*.PY"], ["-tpy", "-g", "!x"],
-    ["-g", "*.py", "-tmd"], ["-g", "!.git", "-g", "!creds"],
+    ["-g", "*.py", "-tmd"], ["-g", "!.git", "-g", "!creds"], ["--iglob", "*.PY", "--iglob", "!*"],
 ])
 def test_the_files_kept_are_those_rg_reads(project: Path, globs: list[str]) -> None:
     """Every file the real rg searches is one :func:`searcher_kept` keeps (never fewer)."""
