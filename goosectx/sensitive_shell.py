@@ -17,6 +17,7 @@ import re
 from collections.abc import Callable, Iterator
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 from goosectx.find_words import find_patterns
 from goosectx.glob_words import MAX_NAMES, pattern_paths
@@ -195,6 +196,19 @@ def _sensitive_word(word: Word, dirs: tuple[Dir, ...], working_dir: Path,
     return None
 
 
+def _below_real(directory: Path, anchor: Path, *args: Any) -> Iterator[Path | None]:
+    """:func:`sensitive_below_dir` of ``directory``, and of where it leads through a link.
+
+    ``grep -r KEY lib`` with ``lib → .git`` reads ``.git/config``: the names below the real
+    dir are judged from the real working dir too, unless they are the same names.
+    """
+    yield from sensitive_below_dir(directory, anchor, *args)
+    real, real_anchor = resolve(directory), resolve(anchor)
+    same = directory == anchor or anchor in directory.parents
+    if not (same and real == real_anchor / directory.relative_to(anchor)) and real != directory:
+        yield from sensitive_below_dir(real, real_anchor, *args)
+
+
 def _below_recursive(operands: list[str] | None, base: Dir, working_dir: Path,
                      own: tuple[Path, ...] = (),
                      skip: frozenset[str] = frozenset(),
@@ -230,8 +244,8 @@ def _below_recursive(operands: list[str] | None, base: Dir, working_dir: Path,
             yield value, f"{value} (holding {shown(reached, working_dir)})"
             continue
         anchor = Path(os.path.abspath(working_dir))
-        for found in sensitive_below_dir(directory, anchor, skip, printed, split, hidden, kept,
-                                         follows):
+        for found in _below_real(directory, anchor, skip, printed, split, hidden, kept,
+                                 follows):
             if found is not None and split is not None and split.search(found.name):
                 who = "xargs splits" if split is SPLIT_NAME else "bash splits or globs"
                 yield value, (f"{value} (holding {shown(found, working_dir)}, a name {who} "
