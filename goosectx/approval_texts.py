@@ -92,3 +92,12 @@ def uncovered_reason(part: str, covering: tuple[str, ...]) -> str:
     """
     verb = "covers" if len(covering) == 1 else "cover"
     return f"{part} is covered by no allow rule ({', '.join(covering)} {verb} the rest of the line)"
+
+
+def beyond_reason(why: str) -> str:
+    """Why an awk or sed call is asked about under allow rules: what it does beyond reading.
+
+    ``awk's program runs a command (system, a pipe), which no allow rule covers``
+    (:attr:`goosectx.permissions.RuleMatch.beyond`).
+    """
+    return f"{why}, which no allow rule covers"

@@ -61,21 +61,69 @@ _STATEMENT_END = frozenset({";", "\n", "}", ""})
 
 def awk_beyond(args: list[str]) -> str | None:
     """Why ``awk ARGS`` does more than read its operand files and print, or ``None``."""
+    programs, why, _rest = _call(args)
+    if why is not None:
+        return why
+    for program in programs:
+        if (why := program_beyond(program)) is not None:
+            return why
+    return None
+
+
+def awk_runs(args: list[str]) -> bool:
+    """True when ``awk ARGS`` may run a command: a program text it is given does, or may.
+
+    Every ``-e``/``--source`` text and the program operand, read as awk reads them
+    (:func:`program_runs`); after an option not read here, every later word may be a program
+    text (``mawk -W x PROG``). A program file (``-f prog.awk``) is not read.
+    """
+    return any(program_runs(program) for program in awk_texts(args))
+
+
+def awk_texts(args: list[str]) -> list[str]:
+    """The program texts of ``awk ARGS``; after an option not read here, every later word too."""
+    programs, _why, rest = _call(args)
+    return [*programs, *args[rest:]]
+
+
+_FILE_OPTIONS = {"f": "--file", "E": "--exec", "i": "--include", "l": "--load"}
+"""Options naming a file awk loads (a program, a library, an extension): not read here, their
+value skipped; after ``-f``/``-E`` every operand is a data file."""
+
+
+def _call(args: list[str]) -> tuple[list[str], str | None, int]:
+    """The program texts of ``awk ARGS``, why an option is beyond (``None``), where reading stopped.
+
+    An option not known stops the reading there; a file option (:data:`_FILE_OPTIONS`) is
+    beyond but read past.
+    """
     programs: list[str] = []
+    why: str | None = None
+    from_file = False
     i = 0
     while i < len(args):
         word = args[i]
         if word == "--" or not word.startswith("-") or word == "-":
-            if not programs:
+            if not programs and not from_file:
                 after = i + (word == "--")
                 if after >= len(args):
-                    return None  # awk --version-like calls: no program
+                    return programs, why, i  # awk --version-like calls: no program
                 programs.append(args[after])
             break
+        letter = word[1:2] if word[1:2] in _FILE_OPTIONS and not word.startswith("--") else next(
+            (one for one, long in _FILE_OPTIONS.items() if _long(word, long)), "")
+        if letter:
+            named = word.partition("=")[0] if word[1] == "-" else "-" + letter
+            why = why or (f"awk's option {named} is not one the rules read (it may load or "
+                          "write a file)")
+            from_file |= letter in "fE"
+            i += 2 if word in ("-" + letter, _FILE_OPTIONS[letter]) else 1
+            continue
         if word.startswith("--"):
             option = next((o for o in _LONGS if _long(word, o)), None)
             if option is None:
-                return f"awk's option {word.partition('=')[0]} is not one the rules read"
+                return programs, why or (f"awk's option {word.partition('=')[0]} is not one the "
+                                         "rules read"), i
             if option in _LONG_VALUED and "=" not in word:
                 i += 1
                 value = args[i] if i < len(args) else ""
@@ -95,14 +143,11 @@ def awk_beyond(args: list[str]) -> str | None:
                 programs += [value] if letter == "e" else []
                 break
             if letter not in _FLAGS:
-                return (f"awk's option -{letter} is not one the rules read (it may load or "
-                        "write a file)")
+                return programs, why or (f"awk's option -{letter} is not one the rules read (it "
+                                         "may load or write a file)"), i
             k += 1
         i += 1
-    for program in programs:
-        if (why := program_beyond(program)) is not None:
-            return why
-    return None
+    return programs, why, len(args)
 
 
 def _long(word: str, option: str) -> bool:
@@ -158,6 +203,58 @@ def program_beyond(program: str) -> str | None:
     if readings is None:
         return "awk's program has a form the rules do not read"
     return next(filter(None, map(_beyond, readings)), None)
+
+
+_ENDS = frozenset({";", "\n", "}", ")", ""})
+"""Tokens that may follow a command string that is whole (not ``"rm" x``, a concatenation)."""
+_STARTS = frozenset({"{", ";", "\n", "(", "}", "", "&&", "||", "!"})
+"""Tokens that may come before a whole command string (``{"date" | getline}``)."""
+_ESCAPES = {'\\"': '"', "\\\\": "\\", "\\/": "/", "\\n": "\n", "\\t": "\t"}
+
+
+def awk_commands(args: list[str]) -> list[str]:
+    """The command lines ``awk ARGS`` runs that its program spells as one plain string.
+
+    ``system("rm x")``, ``print | "sort -u"``, ``print |& "cmd"``, ``"date" | getline``: each
+    is a shell line (sh -c) for the deny rules to read as ``bash -c``'s. A command built at
+    run time (``system($0)``, ``"r" "m"``, an escape not read here) is not one: the call asks
+    anyway (:func:`awk_runs`).
+    """
+    found: list[str] = []
+    for program in awk_texts(args):
+        for tokens in _readings(program) or []:
+            texts = ["", *(text for _kind, text in tokens), "", ""]
+            kinds = ["", *(kind for kind, _text in tokens), "", ""]
+            for k in range(1, len(texts) - 2):
+                if kinds[k] != "string":
+                    continue
+                system = texts[k - 2:k] == ["system", "("] and texts[k + 1] == ")"
+                piped = texts[k - 1] in ("|", "|&") and texts[k + 1] in _ENDS
+                fed = texts[k - 1] in _STARTS and texts[k + 1] in ("|", "|&") and (
+                    texts[k + 2] == "getline")
+                line = _unquoted(texts[k]) if system or piped or fed else None
+                if line is not None and line not in found:
+                    found.append(line)
+    return found
+
+
+def _unquoted(string: str) -> str | None:
+    """An awk string token's value, ``None`` when it holds an escape not read here."""
+    parts = re.split(r"(\\.)", string[1:-1])
+    if any(part.startswith("\\") and part not in _ESCAPES for part in parts):
+        return None
+    return "".join(_ESCAPES.get(part, part) for part in parts)
+
+
+def program_runs(program: str) -> bool:
+    """True when an awk ``program`` may run a command: ``system``, ``|``/``|&`` in a reading.
+
+    A program not read here (gawk's ``@f()``, a form the lexer does not know) may.
+    """
+    readings = _readings(program)
+    return readings is None or any(
+        kind == "name" and text == "system" or kind == "op" and text in ("|", "|&")
+        for tokens in readings for kind, text in tokens)
 
 
 def _beyond(tokens: list[tuple[str, str]]) -> str | None:

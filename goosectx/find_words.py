@@ -2,7 +2,8 @@
 
 docs/architecture.md §4 (clause "permission rules"): ``find``'s starting points and expression,
 the dirs ``find … -exec`` / ``fd -x`` run a command on, the pattern words of a ``find`` that
-only prints names (``-name .env`` names no file), and the dirs a lister walks through the links
+only prints names (``-name .env`` names no file), which names a ``find`` prints
+(:func:`find_printed`: ``-name '*.md' -type f``), and the dirs a lister walks through the links
 below them (``find -L``, ``ls -LR``, ``tree -l``, ``du -L``). Read by
 :mod:`goosectx.recursive_reads`, :mod:`goosectx.shell_paths` and :mod:`goosectx.piped_names`.
 
@@ -10,6 +11,10 @@ Core module: no printing.
 """
 
 from __future__ import annotations
+
+import fnmatch
+import re
+from collections.abc import Callable
 
 from goosectx.shell_options import long_option
 from goosectx.shell_words import Word
@@ -55,6 +60,17 @@ def find_split(args: list[str]) -> tuple[list[str], list[str]]:
 _FIND_PATTERNS = frozenset({"-name", "-iname", "-path", "-ipath", "-wholename", "-iwholename",
                             "-regex", "-iregex", "-lname", "-ilname"})
 """``find`` tests whose operand is a pattern matched against the names found, not a path."""
+FIND_STATS = frozenset({"-newer", "-anewer", "-cnewer", "-samefile"})
+"""``find`` tests whose operand is a file compared by its metadata (times, inode), never read;
+``-newerXY`` (:func:`stats_file`) too."""
+
+
+def stats_file(word: str) -> bool:
+    """True for a ``find`` test whose file (or time) it only stats: ``-newer``, ``-newermt``."""
+    return word in FIND_STATS or len(word) == 8 and word.startswith("-newer") and (
+        word[6] in "aBcm" and word[7] in "aBcmt")
+
+
 _FIND_ACTS = ("-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint", "-fls")
 """``find`` actions that open, delete or write a file, not only print a name."""
 
@@ -62,9 +78,11 @@ _FIND_ACTS = ("-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint", "-fls"
 def find_patterns(words: list[Word]) -> list[Word]:
     """The pattern words of a ``find`` that only prints names: ``.env`` of ``-name .env``.
 
-    Listing a name reads nothing (``ls -a`` lists ``.env``); none when an action opens, deletes
-    or writes (:data:`_FIND_ACTS`): ``-exec cat {} ;`` is judged by the walk of its dirs, a
-    pipe into ``xargs`` by the names printed (:mod:`goosectx.piped_names`).
+    Listing a name reads nothing (``ls -a`` lists ``.env``), nor does comparing a file's times
+    (``-newer .env``, :func:`stats_file`), nor printing a format (``-printf '%h/.env'``); none
+    when an action opens, deletes or writes (:data:`_FIND_ACTS`): ``-exec cat {} ;`` is judged
+    by the walk of its dirs, a pipe into ``xargs`` by the names printed
+    (:mod:`goosectx.piped_names`).
     """
     if not words or words[0].value.rsplit("/", 1)[-1] != "find":
         return []
@@ -73,7 +91,88 @@ def find_patterns(words: list[Word]) -> list[Word]:
         return []
     expression = find_split(args)[1]
     first = len(args) - len(expression) + 1  # words[first] is the expression's first word
-    return [words[first + i + 1] for i, a in enumerate(expression[:-1]) if a in _FIND_PATTERNS]
+    return [words[first + i + 1] for i, a in enumerate(expression[:-1])
+            if a in _FIND_PATTERNS or stats_file(a) or a == "-printf"]  # -newer .env: times
+
+
+_FIND_TESTS_VALUED = frozenset({
+    "-name", "-iname", "-path", "-ipath", "-wholename", "-iwholename", "-regex", "-iregex",
+    "-type", "-xtype", "-size", "-mtime", "-mmin", "-atime", "-amin", "-ctime", "-cmin",
+    "-newer", "-anewer", "-cnewer", "-user", "-group", "-uid", "-gid", "-perm", "-links",
+    "-inum", "-samefile", "-maxdepth", "-mindepth", "-regextype", "-lname", "-ilname",
+    "-fstype", "-used"})
+"""``find`` tests (and options) taking one value that only select among the names found."""
+_FIND_TESTS_BARE = frozenset({
+    "-empty", "-readable", "-writable", "-executable", "-true", "-prune", "-print", "-print0",
+    "-nouser", "-nogroup", "-xdev", "-mount", "-depth", "-noleaf", "-daystart",
+    "-ignore_readdir_race", "-noignore_readdir_race", "-follow", "-a", "-and", "(", ")"})
+"""``find`` words that select (or print a name found) with no value; ``-a`` joins terms."""
+
+
+_FIND_PATH_TESTS = frozenset({"-path", "-ipath", "-wholename", "-iwholename"})
+_WILD = re.compile(r"[*?\[\]\\]")
+
+
+def _path_name(pattern: str) -> str | None:
+    r"""A base-name glob every path a ``-path PATTERN`` matches has, ``None``: none known.
+
+    The path ends with the pattern's plain tail (after its last ``*``, ``?``, ``[``, ``]`` or
+    ``\``; find's ``*`` and ``?`` match a ``/`` too): ``*.py`` → ``*.py``; a tail with a
+    ``/`` gives the base name itself (``*/src/a.py`` → ``a.py``); an empty one (``*``,
+    ``*/``) nothing.
+    """
+    tail = _WILD.split(pattern)[-1]
+    if "/" in tail:
+        return tail.rsplit("/", 1)[1] or None
+    return "*" + tail if tail else None
+
+
+def find_printed(expression: list[str]) -> Callable[[str, bool], bool] | None:
+    r"""Which names ``find``'s expression prints, when it is a conjunction of plain tests.
+
+    Terms joined by the implied ``-a`` (no ``-o``, ``,``; parentheses around terms change
+    nothing then): each test narrows what is printed, so leaving one out (``-size -1k``,
+    ``-newer .env``, ``-not -path './.venv/*'``) only lets more names through. The
+    constraint kept: every ``-name``/``-iname`` not negated, the base name a ``-path``/
+    ``-wholename``/``-ipath``/``-iwholename`` not negated implies (:func:`_path_name`), and
+    ``-type f``. A pattern with
+    ``[`` or ``\`` is read differently by Python's fnmatch than by find: ``None`` (any name),
+    as for every other expression (``-o``, ``-printf``, an action, a negated group).
+    """
+    patterns: list[tuple[str, bool]] = []
+    files_only = False
+    negated = False
+    i = 0
+    while i < len(expression):
+        word, value = expression[i], expression[i + 1] if i + 1 < len(expression) else None
+        if word in ("!", "-not"):
+            if negated or value in (None, "("):
+                return None  # (a negated group: its insides may widen; rare)
+            negated = True
+            i += 1
+            continue
+        if word in _FIND_TESTS_BARE:
+            negated = False
+            i += 1
+            continue
+        if word not in _FIND_TESTS_VALUED and not stats_file(word) or value is None:
+            return None
+        if word in ("-name", "-iname") and not negated:
+            if "[" in value or "\\" in value:
+                return None
+            patterns.append((value.lower() if word == "-iname" else value, word == "-iname"))
+        elif word in _FIND_PATH_TESTS and not negated and (name := _path_name(value)):
+            folded = word.startswith("-i")
+            patterns.append((name.lower() if folded else name, folded))
+        files_only |= word == "-type" and value == "f" and not negated
+        negated = False
+        i += 2
+
+    def printed(name: str, is_dir: bool) -> bool:
+        return not (files_only and is_dir) and all(fnmatch.fnmatchcase(
+            name.lower() if icase else name, pattern) for pattern, icase in patterns)
+
+    return printed
 
 
 def fd_runs_dirs(args: list[str]) -> list[str] | None:

@@ -36,12 +36,14 @@ _MAGIC = re.compile(r":(?:\(([^)]*)\)|([/!^]*))")
 _GLOB = re.compile(r"[*?\[]")
 
 
-def pathspec_reads(args: list[str]) -> str | None:
+def pathspec_reads(args: list[str], tracked: tuple[str, ...] | None = None) -> str | None:
     """Why ``git ARGS`` may show a sensitive file through a pathspec or ``REV:PATH``, or ``None``.
 
     ``args`` are git's words after ``git``; every word but an option is tried (git takes a
     glob or a magic pathspec without ``--`` too), and ``git log -L``'s file (``-L1,1:.env``,
-    ``-L :func:.env``: the name after the last colon).
+    ``-L :func:.env``: the name after the last colon). ``tracked``: for a worktree diff
+    (:func:`worktree_diff`), the sensitive paths its index lists: a glob is tried against
+    them alone (:func:`goosectx.git_index.tracked_paths`), not against :data:`EXAMPLES`.
     """
     for i, word in enumerate(args):
         line_range = word[2:] if word.startswith("-L") and len(word) > 2 else (
@@ -53,12 +55,12 @@ def pathspec_reads(args: list[str]) -> str | None:
             continue
         if word.startswith("-") or not word or "://" in word:
             continue
-        if (found := _why(word)) is not None:
+        if (found := _why(word, tracked)) is not None:
             return found
     return None
 
 
-def _why(word: str) -> str | None:
+def _why(word: str, tracked: tuple[str, ...] | None = None) -> str | None:
     if re.match(r":[0-3]:", word):  # :0:.env, a stage of the index
         word = word[2:]
     magic = _MAGIC.match(word)
@@ -80,9 +82,45 @@ def _why(word: str) -> str | None:
         if magic and path and sensitive_why(Path("/", path)) is not None:
             return f"the pathspec {word} names {path}, a sensitive file"
         return None
+    if tracked is not None:
+        found = next((one for one in tracked if _matches_tracked(path.lower(), one)), None)
+        return None if found is None else (
+            f"the pathspec {word} may match {found}, a sensitive file git tracks")
     if (example := _matching_example(path.lower())) is not None:
         return f"the pathspec {word} may match {example}, a sensitive file git tracks or tracked"
     return None
+
+
+def _matches_tracked(pattern: str, path: str) -> bool:
+    """True when ``pattern`` (lower case) matches ``path`` from some dir on its way (any cwd)."""
+    names = path.lower().split("/")
+    return any(fnmatch.fnmatchcase("/".join(names[i:]), pattern) for i in range(len(names)))
+
+
+_NOT_WORKTREE = ("--cached", "--staged", "--merge-base", "--no-index")
+"""``git diff`` options that compare a commit (or files outside the index): not a worktree
+diff; git takes any prefix of a long option (``--cach``)."""
+
+
+def worktree_diff(args: list[str]) -> bool:
+    """True for git's words (``diff`` first) of a diff of the working tree against the index.
+
+    No revision (every word before ``--`` an option, or a glob with none of ``:@^~`` nor
+    ``..``), no :data:`_NOT_WORKTREE` option: git then shows only files its index lists.
+    """
+    if args[:1] != ["diff"]:
+        return False
+    for word in args[1:]:
+        if word == "--":
+            return True
+        if word.startswith("--"):
+            name = word.partition("=")[0]
+            if len(name) > 2 and any(one.startswith(name) for one in _NOT_WORKTREE):
+                return False
+        elif not word.startswith("-") and (not _GLOB.search(word) or ".." in word or any(
+                c in word for c in ":@^~")):
+            return False  # a revision, or a word git may read as one
+    return True
 
 
 @functools.lru_cache(maxsize=1024)

@@ -15,10 +15,14 @@ Core module: no printing.
 
 from __future__ import annotations
 
+import os
 import re
+from pathlib import Path
 
-from goosectx.git_pathspecs import pathspec_reads
+from goosectx.git_index import tracked_paths
+from goosectx.git_pathspecs import pathspec_reads, worktree_diff
 from goosectx.option_table import Does, first_hit
+from goosectx.sensitive import sensitive_why
 from goosectx.shell_git import git_subcommand
 from goosectx.shell_words import Word
 
@@ -26,10 +30,12 @@ _JQ_MODULE = re.compile(r"(?:^|[^\w.$])(?:import|include)\s*\"")
 """A jq ``import "PATH" as $x;`` / ``include "PATH";``: reads ``PATH.jq`` / ``PATH.json``."""
 
 
-def hidden_names(words: list[Word]) -> str | None:
+def hidden_names(words: list[Word], base: Path | None = None) -> str | None:
     """Why the call reads files no word of it names (``"it reads the files its input names"``).
 
-    ``None`` for a program that reads only what its words name.
+    ``None`` for a program that reads only what its words name. ``base``: the dir it runs in,
+    when nothing on the line can set a variable (``GIT_INDEX_FILE``): a worktree ``git diff``
+    there is judged by the files its index lists (:func:`_tracked_secrets`).
     """
     if not words:
         return None
@@ -37,7 +43,30 @@ def hidden_names(words: list[Word]) -> str | None:
     args = [w.value for w in words[1:]]
     if name == "jq" and any(_JQ_MODULE.search(a) for a in args):
         return "a jq import or include reads a module file"
-    if name == "git" and (why := pathspec_reads(args[git_subcommand(args) + 1:])):
+    at = git_subcommand(args)
+    tracked = _tracked_secrets(base) if base is not None and at == 0 and worktree_diff(
+        args) else None  # git diff -- '*.yml': only what the index lists
+    if name == "git" and (why := pathspec_reads(args[at + 1:], tracked)):
         return why  # git log -p -- '*.env': a glob git matches against its history
     hit = first_hit(name, args, Does.LIST, Does.ARGUMENTS)
     return None if hit is None else f"{hit.program} {hit.word} {hit.does.value}"
+
+
+def _tracked_secrets(base: Path) -> tuple[str, ...] | None:
+    """The sensitive paths the index of the repository holding ``base`` lists, ``None``: unknown.
+
+    Unknown with ``GIT_DIR``/``GIT_INDEX_FILE``/``GIT_WORK_TREE``/``GIT_COMMON_DIR`` set, a
+    ``.git`` file (a worktree, a submodule) or an index not read here.
+    """
+    if any(os.environ.get(name) for name in (
+            "GIT_DIR", "GIT_INDEX_FILE", "GIT_WORK_TREE", "GIT_COMMON_DIR")):
+        return None
+    for top in (base, *base.parents):
+        dot_git = top / ".git"
+        if dot_git.is_dir() and not dot_git.is_symlink():
+            paths = tracked_paths(dot_git)
+            return None if paths is None else tuple(p for p in paths if sensitive_why(
+                Path("/", p)) is not None or sensitive_why(top / p) is not None)
+        if os.path.lexists(dot_git):
+            return None
+    return None

@@ -177,12 +177,15 @@ class RuleMatch:
             first part none covers (``sort`` of ``grep -rn x src | sort`` under
             ``shell(grep*)``), for the question to name; :attr:`rules` are the ones that
             cover the others.
+        beyond: With no verdict, when an awk or sed call does more than an allow rule may
+            cover: why (:attr:`goosectx.shell_command.CommandForms.beyond`).
     """
 
     kind: RuleKind | None
     rules: tuple[str, ...] = ()
     unreadable: str | None = None
     uncovered: str | None = None
+    beyond: str | None = None
 
 
 CANNOT_CHECK = "which the deny and ask rules cannot check"
@@ -234,7 +237,7 @@ def match_rules(rules: PermissionRules, tool_name: str, arguments: Mapping[str, 
         return RuleMatch("ask", unreadable=why)
     readable = [subject.words for subject in subjects if subject.words is not None]
     if len(readable) < len(subjects):  # the rules cannot read a part: never allowed by a rule
-        return RuleMatch(None)
+        return RuleMatch(None, beyond=next((s.beyond for s in subjects if s.beyond), None))
     if len(subjects) > 1 and (line := _line_rules(rules.allow, tool_name, arguments)):
         return RuleMatch("allow", line)  # shell(npm test 2>&1 | tail -20): the very line
     allowed: list[str] = []

@@ -14,11 +14,10 @@ Core module: no printing.
 
 from __future__ import annotations
 
-import fnmatch
 import re
 from typing import NamedTuple
 
-from goosectx.find_words import find_split
+from goosectx.find_words import find_printed, find_split
 from goosectx.recursive_reads import Printed
 from goosectx.shell_words import Part, Word
 
@@ -62,63 +61,6 @@ class Listing(NamedTuple):
     (``find`` without ``-L``/``-follow``, ``git ls-files``)."""
 
 
-_FIND_TESTS_VALUED = frozenset({
-    "-name", "-iname", "-path", "-ipath", "-wholename", "-iwholename", "-regex", "-iregex",
-    "-type", "-xtype", "-size", "-mtime", "-mmin", "-atime", "-amin", "-ctime", "-cmin",
-    "-newer", "-anewer", "-cnewer", "-user", "-group", "-uid", "-gid", "-perm", "-links",
-    "-inum", "-samefile", "-maxdepth", "-mindepth", "-regextype", "-lname", "-ilname",
-    "-fstype", "-used"})
-"""``find`` tests (and options) taking one value that only select among the names found."""
-_FIND_TESTS_BARE = frozenset({
-    "-empty", "-readable", "-writable", "-executable", "-true", "-prune", "-print", "-print0",
-    "-nouser", "-nogroup", "-xdev", "-mount", "-depth", "-noleaf", "-daystart",
-    "-ignore_readdir_race", "-noignore_readdir_race", "-follow", "-a", "-and", "(", ")"})
-"""``find`` words that select (or print a name found) with no value; ``-a`` joins terms."""
-
-
-def _find_printed(expression: list[str]) -> Printed | None:
-    r"""Which names ``find``'s expression prints, when it is a conjunction of plain tests.
-
-    Terms joined by the implied ``-a`` (no ``-o``, ``,``; parentheses around terms change
-    nothing then): each test narrows what is printed, so leaving one out (``-size -1k``,
-    ``-path './src/*'``, ``-not -path './.venv/*'``) only lets more names through. The
-    constraint kept: every ``-name``/``-iname`` not negated, and ``-type f``. A pattern with
-    ``[`` or ``\`` is read differently by Python's fnmatch than by find: ``None`` (any name),
-    as for every other expression (``-o``, ``-printf``, an action, a negated group).
-    """
-    patterns: list[tuple[str, bool]] = []
-    files_only = False
-    negated = False
-    i = 0
-    while i < len(expression):
-        word, value = expression[i], expression[i + 1] if i + 1 < len(expression) else None
-        if word in ("!", "-not"):
-            if negated or value in (None, "("):
-                return None  # (a negated group: its insides may widen; rare)
-            negated = True
-            i += 1
-            continue
-        if word in _FIND_TESTS_BARE:
-            negated = False
-            i += 1
-            continue
-        if word not in _FIND_TESTS_VALUED or value is None:
-            return None
-        if word in ("-name", "-iname") and not negated:
-            if "[" in value or "\\" in value:
-                return None
-            patterns.append((value.lower() if word == "-iname" else value, word == "-iname"))
-        files_only |= word == "-type" and value == "f" and not negated
-        negated = False
-        i += 2
-
-    def printed(name: str, is_dir: bool) -> bool:
-        return not (files_only and is_dir) and all(fnmatch.fnmatchcase(
-            name.lower() if icase else name, pattern) for pattern, icase in patterns)
-
-    return printed
-
-
 def _listing(part: Part) -> Listing | None:
     """What ``part`` lists (:class:`Listing`), ``None`` if it is no lister."""
     name, args = _name(part), [w.value for w in part.words[1:]]
@@ -129,7 +71,7 @@ def _listing(part: Part) -> Listing | None:
     if name == "find":
         starts, expression = find_split(args)
         follows = "-follow" in expression or "-L" in args[:len(args) - len(expression)]
-        return Listing(starts, _find_printed(expression), follows=follows)
+        return Listing(starts, find_printed(expression), follows=follows)
     if name in ("fd", "fdfind", "rg") and (name != "rg" or any(
             a in ("--files", "-l", "--files-with-matches") for a in args)):
         return Listing([*operands, "."])  # a pattern, dirs or an option's value: "." too
@@ -138,6 +80,16 @@ def _listing(part: Part) -> Listing | None:
     if name == "ls":
         return Listing([*operands, "."])  # a name it prints is in a dir it names, or "."
     return None
+
+
+PRINTF = "find -printf prints names made from a format"
+"""Why the names a ``find -printf`` hands on are not known here (``%h/../.env``: any)."""
+
+
+def _unknown(part: Part) -> str | None:
+    """Why what a lister ``part`` prints is not known here, in words, or ``None``."""
+    printf = _name(part) == "find" and "-printf" in (w.value for w in part.words[1:])
+    return PRINTF if printf else None
 
 
 def piped_dirs(parts: list[Part], k: int) -> list[str] | None:
@@ -153,16 +105,26 @@ def piped_listing(parts: list[Part], k: int) -> Listing | None:
     (:func:`_listing`). A part of a subshell or substitution, a redirection or anything
     else on the way: ``None``.
     """
+    before = _piped_lister(parts, k)
+    return None if before is None else _listing(before)
+
+
+def piped_unknown(parts: list[Part], k: int) -> str | None:
+    """Why the names ``parts[k]`` (an ``xargs``) is given are not known, in words (``-printf``)."""
+    before = _piped_lister(parts, k)
+    return None if before is None else _unknown(before)
+
+
+def _piped_lister(parts: list[Part], k: int) -> Part | None:
+    """The part whose output reaches ``parts[k]`` through filters only, ``None`` if none."""
     depth = parts[k].depth
     while k > 0 and parts[k].piped and parts[k].joint == "|":
         k -= 1
         while k > 0 and parts[k].depth > depth:  # the lines a bash -c before it runs
             k -= 1
         before = parts[k]
-        if (listed := _listing(before)) is not None:
-            return listed
-        if not _filters(before):
-            return None
+        if _listing(before) is not None or not _filters(before):
+            return before
     return None
 
 
@@ -195,6 +157,20 @@ def substituted_listing(parts: list[Part], k: int) -> tuple[Word, Listing] | Non
     lister alone or piped through filters (:func:`_filters`), on a line that cannot change
     ``IFS`` or glob options (:func:`line_sets_nothing`). ``None`` otherwise.
     """
+    found = _substituted(parts, k)
+    listed = None if found is None else _listing(found[1])
+    return None if found is None or listed is None else (found[0], listed)
+
+
+def substituted_unknown(parts: list[Part], k: int) -> tuple[Word, str] | None:
+    """The ``$(…)`` word of ``parts[k]`` and why the names it gives are not known (``-printf``)."""
+    found = _substituted(parts, k)
+    why = None if found is None else _unknown(found[1])
+    return None if found is None or why is None else (found[0], why)
+
+
+def _substituted(parts: list[Part], k: int) -> tuple[Word, Part] | None:
+    """The ``$(…)`` word of ``parts[k]`` and the part printing it (:func:`substituted_listing`)."""
     part = parts[k]
     if part.joint != ")" or sum(w.raw.count(o) for w in part.words for o in _OPENERS) != 1:
         return None
@@ -211,5 +187,4 @@ def substituted_listing(parts: list[Part], k: int) -> tuple[Word, Listing] | Non
     if j < 0 or parts[j].depth != part.depth or not opener.endswith("(") or opener.endswith(
             "(("):
         return None
-    listed = _listing(parts[j])
-    return None if listed is None else (words[0], listed)
+    return words[0], parts[j]

@@ -179,6 +179,105 @@ def hidden_whitelist(args: list[str]) -> bool | Callable[[str, bool], bool]:
     return whitelisted
 
 
+_TYPES: dict[str, tuple[str, ...]] = {
+    "py": ("*.py", "*.pyi", "*.pyw"), "rust": ("*.rs",), "go": ("*.go",),
+    "js": ("*.js", "*.jsx", "*.vue", "*.cjs", "*.mjs"), "ts": ("*.ts", "*.tsx", "*.cts", "*.mts"),
+    "md": ("*.markdown", "*.md", "*.mdown", "*.mdwn", "*.mkd", "*.mkdn", "*.mdx", "*.ron"),
+    "java": ("*.java", "*.jsp", "*.jspx", "*.properties"),
+    "json": ("*.json", "composer.lock", "*.sarif"), "jsonl": ("*.jsonl",),
+    "yaml": ("*.yaml", "*.yml"), "toml": ("*.toml", "Cargo.lock"), "css": ("*.css", "*.scss"),
+    "html": ("*.ejs", "*.htm", "*.html"), "txt": ("*.txt",), "sql": ("*.psql", "*.sql"),
+    "lua": ("*.lua",), "kotlin": ("*.kt", "*.kts"), "swift": ("*.swift",), "cs": ("*.cs",),
+    "csv": ("*.csv",), "protobuf": ("*.proto",), "scala": ("*.sbt", "*.scala"), "tf": ("*.tf",),
+    "php": ("*.php", "*.php3", "*.php4", "*.php5", "*.phpt", "*.phtml"),
+}
+"""rg's built-in types read here (``rg --type-list``, ripgrep 13 and 14, a superset): each
+glob an extension or a plain name, none a dotfile. ``markdown`` is ``md``. Another type
+(``sh`` takes ``.bashrc``, ``c``'s ``*.[chH]``) is not read: its walk reads every file."""
+_TYPES["markdown"] = _TYPES["md"]
+_UNREAD_GLOB = frozenset("/[]{}\\")
+"""A glob holding one of these is not matched here (anchored, a class, alternatives, an escape)."""
+
+
+def searcher_kept(name: str, args: list[str]) -> Callable[[str, bool], bool] | None:
+    """Which files ``rg ARGS`` reads (dirs it enters) by its ``-g`` globs and ``-t`` types.
+
+    rg's overrides (``-g``/``--glob``/``--iglob``, gitignore-style, ``!`` excludes): of the
+    globs matching a name the last one wins; a file none matches is skipped when any glob is
+    positive. With no glob matching, a ``-t`` type keeps only the files its globs match
+    (:data:`_TYPES`; ``-T`` only leaves out more: not counted). A dir is entered unless a
+    negative glob is the last to match it. ``None``: it reads every file (no filter, or one not
+    read here: a glob of :data:`_UNREAD_GLOB`, an empty one, ``-g`` beside ``--iglob``, a
+    type not known, ``--type-add``,
+    ``--type-clear``, ``--no-glob-case-insensitive``, a ``RIPGREP_CONFIG_PATH``, ``-L``).
+    """
+    if name != "rg" or os.environ.get("RIPGREP_CONFIG_PATH"):
+        return None
+    globs: list[tuple[str, bool]] = []  # (glob, case folded)
+    types: list[str] = []
+    i = 0
+    while i < len(args) and args[i] != "--":
+        word = args[i]
+        value: str | None = None
+        if word.startswith("--"):
+            option, eq, given = word.partition("=")
+            if option in ("--type-add", "--type-clear", "--no-glob-case-insensitive",
+                          "--follow"):
+                return None
+            if option in ("--glob", "--iglob", "--type"):
+                value = given if eq else (args[i + 1] if i + 1 < len(args) else None)
+                if value is None:
+                    return None
+                if option == "--type":
+                    types.append(value)
+                else:
+                    globs.append((value, option == "--iglob"))
+            i += 1 if eq or option not in RG_VALUED_LONG else 2
+            continue
+        if word.startswith("-") and len(word) > 1:
+            short = short_value(args, i, RG_VALUED_SHORT)
+            if "L" in short.flags:
+                return None  # -L follows links: the walk takes every file below them
+            if short.letter in ("g", "t") and short.value is None:
+                return None
+            if short.letter == "g" and short.value is not None:
+                globs.append((short.value, False))
+            elif short.letter == "t" and short.value is not None:
+                types.append(short.value)
+            i = short.next
+            continue
+        i += 1
+    return _kept(globs, types, "--glob-case-insensitive" in args[:i])
+
+
+def _kept(globs: list[tuple[str, bool]], types: list[str],
+          every: bool) -> Callable[[str, bool], bool] | None:
+    """The filter of :func:`searcher_kept` from its globs and types, ``None`` if not read here."""
+    if not globs and not types or any(t not in _TYPES for t in types) or len(
+            {folded for _glob, folded in globs}) > 1:
+        return None  # rg adds every -g before every --iglob: their order is not the line's
+    rules: list[tuple[str, bool, bool]] = []  # (base-name glob, positive, case folded)
+    for glob, folded in globs:
+        negated = glob.startswith("!")
+        base = _base_glob(glob[negated:])
+        if not base or _UNREAD_GLOB.intersection(base):
+            return None
+        folded |= every
+        rules.append((base.lower() if folded else base, not negated, folded))
+    positive = any(keeps for _glob, keeps, _folded in rules)
+    typed = [glob.lower() for kind in types for glob in _TYPES[kind]]
+
+    def kept(name: str, is_dir: bool) -> bool:
+        for glob, keeps, folded in reversed(rules):
+            if fnmatch.fnmatchcase(name.lower() if folded else name, glob):
+                return keeps
+        if is_dir or not positive and not typed:
+            return True
+        return not positive and any(fnmatch.fnmatchcase(name.lower(), glob) for glob in typed)
+
+    return kept
+
+
 IGNORE_FILES = (".gitignore", ".ignore", ".rgignore", ".agignore", ".git/info/exclude")
 """The ignore files rg (ag) reads in a dir it searches and in each dir above it."""
 

@@ -17,6 +17,7 @@ import re
 from collections.abc import Callable, Iterator
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 from goosectx.find_words import find_patterns
 from goosectx.glob_words import MAX_NAMES, pattern_paths
@@ -26,7 +27,9 @@ from goosectx.piped_names import (
     SUBSTITUTED_SPLIT,
     line_sets_nothing,
     piped_listing,
+    piped_unknown,
     substituted_listing,
+    substituted_unknown,
 )
 from goosectx.program_operands import not_paths
 from goosectx.recursive_reads import (
@@ -40,7 +43,7 @@ from goosectx.recursive_reads import (
     top_level_only,
     untouched_dirs,
 )
-from goosectx.searcher_options import runs_program
+from goosectx.searcher_options import runs_program, searcher_kept
 from goosectx.sensitive import expand_user, resolve, sensitive_judge, shown
 from goosectx.shell_dirs import (
     Dir,
@@ -94,7 +97,8 @@ def sensitive_words(command: str, working_dir: Path, *, data_dir: Path | None = 
         plain = neutral and len(program) == len(command_words(part.words))  # no env X=1 grep
         for base in dirs:
             kept = grep_kept(program[1:], base, plain) if isinstance(base, Path) and _name(
-                program) in _GREPS else top_level_only(program)  # diff a b: a/x, not a/d/x
+                program) in _GREPS else top_level_only(program) or searcher_kept(  # diff a b: a/x
+                _name(program), [w.value for w in program[1:]])  # rg -g '*.py': *.py files
             yield from _below_recursive(recursive_operands(program), base, working_dir,
                                         own, untouched_dirs(program),
                                         hidden=hidden_read(program), kept=kept,
@@ -103,7 +107,9 @@ def sensitive_words(command: str, working_dir: Path, *, data_dir: Path | None = 
         if (fed := stdin_arguments(part.words)) is not None:
             listed = piped_listing(parts, k)  # find . | xargs cat: the files below .
             if listed is None:
-                yield fed, f"{fed} (it takes the files it reads from its input: {ANY_MAY_BE}"
+                printf = "".join(f"; {one}" for one in [piped_unknown(parts, k)] if one)
+                yield fed, (f"{fed} (it takes the files it reads from its input{printf}: "
+                            f"{ANY_MAY_BE}")  # find -printf '%h/.env' | xargs cat: why too
             else:
                 for base in dirs:
                     yield from _below_recursive(listed.dirs, base, working_dir, own,
@@ -115,10 +121,13 @@ def sensitive_words(command: str, working_dir: Path, *, data_dir: Path | None = 
                 yield from _below_recursive(listed.dirs, base, working_dir, own, listed.skip,
                                             listed.printed, split=SUBSTITUTED_SPLIT,
                                             follows=True)
+        if (unknown := substituted_unknown(parts, k)) is not None:  # cat $(find -printf …)
+            yield unknown[0].value, f"{unknown[0].value} ({unknown[1]}: {ANY_MAY_BE}"
         if (pre := runs_program(_name(program), [w.value for w in program[1:]])) is not None:
             line = " ".join(w.value for w in program)  # rg --pre CMD: CMD opens every file
             yield line, f"{line} ({pre} runs a program on each file it searches: {ANY_MAY_BE}"
-        if (why := hidden_names(program)) is not None:
+        if (why := hidden_names(program, dirs[0] if plain and len(dirs) == 1 and isinstance(
+                dirs[0], Path) else None)) is not None:  # git diff -- '*.yml': its index
             line = " ".join(w.value for w in program)
             yield line, f"{line} ({why}: {ANY_MAY_BE}"
         lead = len(part.words) - len(command_words(part.words))  # `then`, `X=1` before it
@@ -194,6 +203,19 @@ def _sensitive_word(word: Word, dirs: tuple[Dir, ...], working_dir: Path,
     return None
 
 
+def _below_real(directory: Path, anchor: Path, *args: Any) -> Iterator[Path | None]:
+    """:func:`sensitive_below_dir` of ``directory``, and of where it leads through a link.
+
+    ``grep -r KEY lib`` with ``lib → .git`` reads ``.git/config``: the names below the real
+    dir are judged from the real working dir too, unless they are the same names.
+    """
+    yield from sensitive_below_dir(directory, anchor, *args)
+    real, real_anchor = resolve(directory), resolve(anchor)
+    same = directory == anchor or anchor in directory.parents
+    if not (same and real == real_anchor / directory.relative_to(anchor)) and real != directory:
+        yield from sensitive_below_dir(real, real_anchor, *args)
+
+
 def _below_recursive(operands: list[str] | None, base: Dir, working_dir: Path,
                      own: tuple[Path, ...] = (),
                      skip: frozenset[str] = frozenset(),
@@ -229,8 +251,8 @@ def _below_recursive(operands: list[str] | None, base: Dir, working_dir: Path,
             yield value, f"{value} (holding {shown(reached, working_dir)})"
             continue
         anchor = Path(os.path.abspath(working_dir))
-        for found in sensitive_below_dir(directory, anchor, skip, printed, split, hidden, kept,
-                                         follows):
+        for found in _below_real(directory, anchor, skip, printed, split, hidden, kept,
+                                 follows):
             if found is not None and split is not None and split.search(found.name):
                 who = "xargs splits" if split is SPLIT_NAME else "bash splits or globs"
                 yield value, (f"{value} (holding {shown(found, working_dir)}, a name {who} "

@@ -30,7 +30,7 @@ import re
 from dataclasses import dataclass, field
 from itertools import takewhile
 
-from goosectx.awk_program import AWK, awk_beyond
+from goosectx.awk_program import AWK, awk_beyond, awk_commands
 from goosectx.sed_script import SED, sed_beyond
 from goosectx.shell_arith import arithmetic_reason
 from goosectx.shell_assign import binds_name, evaluated_operand
@@ -113,6 +113,8 @@ class CommandForms:
             word where its command may start, so a deny rule matching one asks, not denies.
         inner: Every command line it runs as a string (``bash -c '…'``, ``eval``, ``su -c``,
             ``env -S`` …), for the path checks to read (:mod:`goosectx.shell_dirs`).
+        beyond: Why an awk or sed in it does more than read and print (``awk's program runs a
+            command (system, a pipe)``), for the question to say; ``None``: none does.
     """
 
     all: tuple[str, ...]
@@ -122,6 +124,7 @@ class CommandForms:
     code: tuple[tuple[str, str], ...] = ()
     maybe: tuple[str, ...] = ()
     inner: tuple[str, ...] = ()
+    beyond: str | None = None
 
 
 @dataclass(slots=True)
@@ -165,7 +168,7 @@ def command_forms(part: Part, line: str = "") -> CommandForms:
     allow = None if unreadable or r.beyond else " ".join(_shown(w.value) for w in words)
     return CommandForms(tuple(dict.fromkeys(f for f in r.forms if f)), allow, tuple(r.steps),
                         unreadable, tuple(r.code), tuple(dict.fromkeys(f for f in r.maybe if f)),
-                        tuple(r.inner))
+                        tuple(r.inner), r.beyond[0] if r.beyond else None)
 
 
 _COMPOUND = frozenset({"{", "if", "while", "until", "for", "case", "select", "[[", "!"})
@@ -323,6 +326,8 @@ def _normalise(words: list[Word], r: _Reading, depth: int,  # noqa: C901, PLR091
             code = COMPUTED  # python3 -c "$(cat x)", sed "$x": bash makes the code at run time
         if code is not None:
             r.code.append((name, code))
+        for line in awk_commands(args) if name in AWK else ():  # system("rm x"): bash -c's
+            _add_line(line, r, depth, fixed)
         if name in AWK or name in SED:  # awk_program, sed_script: no allow rule covers more
             r.beyond += filter(None, ["its program is made at run time" if code == COMPUTED else
                                       awk_beyond(args) if name in AWK else sed_beyond(args)])

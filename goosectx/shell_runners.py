@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 from itertools import takewhile
 
+from goosectx.awk_program import awk_runs, awk_texts
 from goosectx.git_config_writes import writes_git_config
 from goosectx.option_table import OPTIONS, Does, long_options
 from goosectx.option_writes import option_writes
@@ -233,6 +234,8 @@ STDIN = "\0stdin"
 """:func:`inline_code` of an interpreter that reads its program from standard input
 (``python3 - <<EOF``, ``echo … | perl``, ``python3 /dev/stdin``, ``perl <(…)``): the rules
 cannot see it."""
+AWK_RUNS = "\0awk runs"
+""":func:`inline_code` of an awk program that may run a command (``print | c``)."""
 COMPUTED = "\0computed"
 """:func:`inline_code` that bash computes at run time (``python3 -c "$(cat x)"``, ``perl -e
 "$CODE"``): the rules cannot see it."""
@@ -367,18 +370,14 @@ def _sed_script(args: list[str], fed: bool) -> str | None:
 
 
 def _awk_program(args: list[str], fed: bool) -> str | None:
-    i = 0
-    while i < len(args):
-        word = args[i]
-        if word == "-f" or long_option(word, "--file"):
-            program = _program_file(args[i:], "-f", "--file") or ""
-            return STDIN if reads_stdin(program, fed) else None
-        if word == "--":
-            return value_at(args, i + 1)
-        if not word.startswith("-") or word == "-":
-            return word
-        i += 2 if word in ("-F", "-v") else 1
-    return None
+    """An awk call's program texts (:func:`goosectx.awk_program.awk_texts`), or a stand-in.
+
+    :data:`STDIN` for ``-f`` a stream (a ``-f`` file is not read), :data:`AWK_RUNS` when one
+    may run a command (:func:`goosectx.awk_program.awk_runs`).
+    """
+    if any(reads_stdin(one, fed) for one in _program_files(args, "-f", "--file")):
+        return STDIN
+    return AWK_RUNS if awk_runs(args) else "\n".join(awk_texts(args)) or None
 
 
 _RUNS_COMMANDS = re.compile(
@@ -397,5 +396,7 @@ def code_runs(name: str, code: str) -> bool:
     found = INTERPRETER.fullmatch(name)
     if code and found and found[1] in _OPAQUE:
         return True  # julia -e 'run(`rm f`)': their libraries are not read
+    if name in _AWK:  # awk_program's reading: print | c, not print "system"
+        return code in (STDIN, COMPUTED, AWK_RUNS)
     return code in (STDIN, COMPUTED) or name in ("sed", "gsed") or _RUNS_COMMANDS.search(
         code) is not None or runs_in_language(name, code)  # open(F, "|…"), eval: shell_scripts

@@ -148,7 +148,14 @@ def test_deny_rules_still_judge_commands_run_not_files_written(command: str) -> 
 
 
 @pytest.mark.parametrize("command", [
-    "awk 'BEGIN{system(\"rm x\")}'", "awk '{print | \"rm x\"}' f", "sed '1e rm x' f",
+    "awk 'BEGIN{system(\"r\" \"m x\")}'", "awk '{print | c}' f", "sed '1e rm x' f",
 ])
 def test_deny_rules_still_ask_about_a_command_run(command: str) -> None:
     assert action_under_deny_rm(command) == "ask"
+
+
+@pytest.mark.parametrize("command", [
+    "awk 'BEGIN{system(\"rm x\")}'", "awk '{print | \"rm x\"}' f",
+])
+def test_deny_rules_deny_a_command_awk_spells_as_one_string(command: str) -> None:
+    assert action_under_deny_rm(command) == "deny"  # as bash -c 'rm x' (fp27)

@@ -39,7 +39,7 @@ def _action(work: Path, command: str, rules: PermissionRules = RG) -> tuple[str,
 @pytest.mark.parametrize("command", [
     "rg -uu -m 5 OPENAI", "rg --hidden -A 2 github", "rg -n -C 3 --hidden OPENAI",
     "rg OPENAI -uu -g '!nothing'", "rg github -uu -g '!x'", "rg -uu github --max-depth 2",
-    "rg OPENAI -uu --type-add 'e:.env' -te", "rg -uu OPENAI -t py", "rg -uu -m5 OPENAI",
+    "rg OPENAI -uu --type-add 'e:.env' -te", "rg -uu OPENAI -t sh", "rg -uu -m5 OPENAI",
     "rg --hidden --max-count=5 OPENAI", "rg -uu --sort path OPENAI", "rg -nuuA2 OPENAI",
     "rg -uu -j 2 --colors 'match:fg:red' OPENAI", "rg -uu --frobnicate x OPENAI",
 ])

@@ -44,7 +44,7 @@ INLINE = [
     "python -c 'import subprocess; subprocess.run([\"rm\", \"x\"])'",
     "perl -e 'system(\"rm x\")'", "perl -we 'unlink; `rm x`'",
     "node -e \"require('child_process').execSync('rm x')\"", "ruby -e '`rm x`'",
-    "awk 'BEGIN { system(\"rm x\") }'", "php -r 'shell_exec(\"rm x\");'",
+    "awk 'BEGIN { system(\"r\" \"m x\") }'", "php -r 'shell_exec(\"rm x\");'",
     # shell22c: languages whose libraries are not read: any inline code asks
     "julia -e 'run(`rm x`)'", "elixir -e 'System.cmd(\"rm\", [\"x\"])'",
     "erl -noshell -eval 'os:cmd(\"rm x\")'", "guile -c '(system \"rm x\")'",
