@@ -28,6 +28,8 @@ MIGRATION_PLAN (numbers reserved; use only yours, keep this list and docs/archit
     11 the compaction's scan state kept between processes (``scan_state``, its triggers)
     12 message shapes: each row without its tool results' output (``message_shapes``, its
        triggers), for ``compact --dry-run``
+    13 a ledger row's estimate mark (``usage_ledger.estimated``): a summary billed with our
+       estimate reads back marked
 """
 
 from __future__ import annotations
