@@ -211,6 +211,10 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(11, "the compaction's scan state kept between processes", SCAN_STATE_SCHEMA),
 
     Migration(12, "message shapes for the dry run's plan", SHAPES_SCHEMA),
+
+    Migration(13, "a ledger row's estimate mark", """
+    ALTER TABLE usage_ledger ADD COLUMN estimated INTEGER NOT NULL DEFAULT 0;
+    """),
 )
 
 BOOKKEEPING = "CREATE TABLE schema_migrations (number INTEGER PRIMARY KEY, applied TEXT NOT NULL)"
