@@ -191,20 +191,29 @@ def _built(facts: Facts, limits: _Limits, counts: PieceCounts,
     return _build(facts, limits, counts, kept)
 
 
-_BREAKS = "\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"  # str.splitlines' line breaks
-_SECTION_LINE = re.compile(
-    f"(?:^|[{_BREAKS}])[ \t]*#|\\S[ \t]*[{_BREAKS}][ \t]*(?:=+|-+)[ \t]*(?:[{_BREAKS}]|$)")
-"""A line that could start a section: a heading, or an underline below a line of text."""
-
-
 def _lines_kept(text: str) -> bool:
-    """True when ``text`` may keep its line breaks: none of its lines could start a section."""
-    return _SECTION_LINE.search(text) is None
+    """True when ``text`` may keep its line breaks: none of its lines could start a section.
+
+    Such a line is a heading (``#`` after spaces) or an underline (``===``, ``---``) below a
+    line of text; any of :meth:`str.splitlines`' breaks ends a line.
+    """
+    if "#" not in text and "=" not in text and "-" not in text:
+        return True
+    above = False
+    for line in text.splitlines():
+        bare = line.strip(" \t")
+        if bare[:1] == "#" or above and bare and (not bare.strip("=") or not bare.strip("-")):
+            return False
+        above = bool(bare)
+    return True
 
 
 def _block(text: str, max_tokens: int | None, counter: PieceCounts) -> str:
     """Outside ``text`` shortened for a prose field: on one line if a line could be a section."""
-    return _shorten(text, max_tokens, counter, oneline=not _lines_kept(text))
+    flat = counter.one_line.get(text)
+    if flat is None:
+        flat = counter.one_line[text] = not _lines_kept(text)
+    return _shorten(text, max_tokens, counter, oneline=flat)
 
 
 def _build(facts: Facts, limits: _Limits, counter: PieceCounts,
