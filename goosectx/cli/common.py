@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from goosectx.cli.collector import cycle_collector_paused, keep_out_of_collections
+from goosectx.cli.paste_command import pasteable
 from goosectx.cli.sanitize import one_line_safe
 from goosectx.config import Settings
 from goosectx.errors import GoosectxError, SessionNotFound, UsageError
@@ -73,15 +74,18 @@ def missing_working_dir(session: Session) -> str | None:
     """The warning for a resumed session whose working dir is gone, else ``None``.
 
     One line (sanitised) naming the dir and the fix. The dir is not replaced by another:
-    approval rules, ``@`` mentions and the model's view of paths all rest on it.
+    approval rules, ``@`` mentions and the model's view of paths all rest on it. The fix's
+    command recreates the very path (:func:`~goosectx.cli.paste_command.pasteable`), not
+    the stand-ins the sanitiser draws for its control characters.
     """
     path = session.working_dir
     if path.is_dir():
         return None
+    word = pasteable(str(path))
+    how = "recreate it" + (f" (mkdir -p {word})" if word is not None else "")
     return one_line_safe(
         f"this session's working dir {path} no longer exists — shell commands cannot run "
-        f"and @ mentions find nothing; recreate it (mkdir -p {shlex.quote(str(path))}) or "
-        "start a new session in another dir")
+        f"and @ mentions find nothing; {how} or start a new session in another dir")
 
 
 def check_utf8_dir(path: Path) -> None:

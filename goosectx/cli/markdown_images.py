@@ -1,5 +1,8 @@
 """How a Markdown image reads in an answer: ``image: alt (target)``, in place, like a link.
 
+A link's target reads the same way as an image's: as written, or as the text reads
+(:func:`link_target`).
+
 rich draws an image as a block of its own before the paragraph (``🌆 alt``, no target), and
 the paragraph's first line then runs past the panel and is cut, so
 :func:`goosectx.cli.stream.markdown_class` draws it as a link. Three slips of that drawing are
@@ -12,7 +15,10 @@ mended here:
 * an escape sequence in the text (already made safe: ``␛[31m``, ``␛]0;t␇``) keeps its
   bracket from ending the alt text (or a link's text) early, so the image still reads as an
   image: the bracket after ``␛`` is held out of the parse (:func:`hold_brackets`) and put
-  back in every token after it (:func:`put_back`).
+  back in every token after it (:func:`put_back`);
+* a target markdown-it percent-encoded that holds such a stand-in (``␛``, a held bracket)
+  reads with the stand-in (``(http://x.y/␛]0;T␇)``), never with its percent-encoded bytes
+  or the held bracket's private-use character.
 """
 
 from __future__ import annotations
@@ -59,6 +65,19 @@ def image_target(src: str, markup: str) -> str:
     if src.startswith("data:"):
         media = src[5:].partition(",")[0].partition(";")[0]
         return f"data: {media + ' ' if media else ''}URI, {len(src):,} bytes"
-    if src in markup:  # written so: shown as written
-        return src
-    return one_line_safe(unquote(src))  # percent-encoded by the parser: as written
+    return link_target(src, markup)
+
+
+def link_target(href: str, markup: str) -> str:
+    """How a link's target ``href`` (markdown-it's, percent-encoded) reads in ``markup``.
+
+    Written so, it is shown as written; else decoded, its held brackets put back (unless
+    ``markup`` holds a private-use stand-in itself: then none was held) and made safe once
+    more, as a ``%1B`` may decode to an escape.
+    """
+    if href in markup:  # written so: shown as written
+        return href
+    decoded = unquote(href)  # percent-encoded by the parser: as written
+    if not any(held in markup for held in _HELD.values()):
+        decoded = decoded.translate(_BACK)
+    return one_line_safe(decoded)

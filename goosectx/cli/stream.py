@@ -58,12 +58,12 @@ def markdown_class() -> Any:
     rich draws an image as a block of its own before the paragraph (``🌆 alt``, no target),
     and the paragraph's first line then runs past the panel and is cut. Loaded with the first
     answer (markdown-it is slow to import). A data URI, an encoded target and an escape
-    sequence in the alt text: :mod:`goosectx.cli.markdown_images`.
+    sequence in the alt text or a link's target: :mod:`goosectx.cli.markdown_images`.
     """
     from markdown_it.token import Token
     from rich.markdown import Markdown
 
-    from goosectx.cli.markdown_images import hold_brackets, image_target, put_back
+    from goosectx.cli.markdown_images import hold_brackets, image_target, link_target, put_back
 
     class _ImagesAsLinks(Markdown):
         def __init__(self, markup: str, *args: Any, **kwargs: Any) -> None:
@@ -75,6 +75,9 @@ def markdown_class() -> Any:
 
         def _flatten_tokens(self, tokens: Iterable[Token]) -> Iterable[Token]:
             for token in super()._flatten_tokens(tokens):
+                if token.type == "link_open":
+                    href = str(token.attrs.get("href", ""))
+                    token.attrs["href"] = link_target(href, self.markup)
                 if token.type != "image":
                     yield token
                     continue

@@ -28,6 +28,8 @@ class PieceCounts:
     ``shortened``: (text, max tokens, one line) → the cut text, the same at every level that
     asks for that size. While ``collecting`` is a list, :func:`shorten` records what it is
     asked for there instead of cutting (a first pass over a level, for :meth:`resolve`).
+    ``one_line``: text → whether it is cut on one line (a line of it could start a section of
+    the summary), decided once a summary, whatever the levels tried.
     """
 
     def __init__(self, counter: TokenCounter) -> None:
@@ -35,6 +37,7 @@ class PieceCounts:
         self._seen: dict[str, int] = {}
         self.shortened: dict[Key, str] = {}
         self.collecting: list[Key] | None = None
+        self.one_line: dict[str, bool] = {}
 
     @property
     def batches(self) -> bool:

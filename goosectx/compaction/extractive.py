@@ -15,6 +15,11 @@ It fills the same :class:`~goosectx.compaction.summary.StructuredSummary` as the
   earlier summary's next step when no request came after it), or, when the summarised messages
   end with an answer, that it was answered (and what it was).
 
+Text from outside (the user's, the model's, an import's) never starts a line of the summary
+that reads as a section: a text with a line that could (a ``#`` heading, a ``===``/``---``
+underline) is put on one line, as the user messages list puts every request (its words kept);
+the sections marked ``(from the transcript)`` come only from our own facts.
+
 The rendered Markdown fits ``max_tokens``: items are shortened and dropped (key code first, then
 read-only files, middle user messages, old errors) but the newest user request and every path
 that was created, written, edited or deleted are always kept.
@@ -186,12 +191,37 @@ def _built(facts: Facts, limits: _Limits, counts: PieceCounts,
     return _build(facts, limits, counts, kept)
 
 
+def _lines_kept(text: str) -> bool:
+    """True when ``text`` may keep its line breaks: none of its lines could start a section.
+
+    Such a line is a heading (``#`` after spaces) or an underline (``===``, ``---``) below a
+    line of text; any of :meth:`str.splitlines`' breaks ends a line.
+    """
+    if "#" not in text and "=" not in text and "-" not in text:
+        return True
+    above = False
+    for line in text.splitlines():
+        bare = line.strip(" \t")
+        if bare[:1] == "#" or above and bare and (not bare.strip("=") or not bare.strip("-")):
+            return False
+        above = bool(bare)
+    return True
+
+
+def _block(text: str, max_tokens: int | None, counter: PieceCounts) -> str:
+    """Outside ``text`` shortened for a prose field: on one line if a line could be a section."""
+    flat = counter.one_line.get(text)
+    if flat is None:
+        flat = counter.one_line[text] = not _lines_kept(text)
+    return _shorten(text, max_tokens, counter, oneline=flat)
+
+
 def _build(facts: Facts, limits: _Limits, counter: PieceCounts,
            kept: frozenset[str]) -> StructuredSummary:
     summary = StructuredSummary()
     if facts.intent or facts.requests:  # an earlier summary's intent is the task's
-        summary.user_intent = _shorten(facts.intent or facts.requests[0], limits.intent_tokens,
-                                       counter, oneline=False)
+        summary.user_intent = _block(facts.intent or facts.requests[0], limits.intent_tokens,
+                                     counter)
     if facts.next_step or facts.requests:
         summary.next_step = _next_step(facts, limits, counter, kept)
     requests = facts.requests
@@ -230,7 +260,7 @@ def _build(facts: Facts, limits: _Limits, counter: PieceCounts,
     work = facts.last_work
     if facts.last_calls:
         work = (work + "\n\n" if work else "") + "Last tool calls: " + "; ".join(facts.last_calls)
-    summary.current_work = _shorten(work, limits.work_tokens, counter, oneline=False)
+    summary.current_work = _block(work, limits.work_tokens, counter)
     if limits.extras:
         new = len(facts.errors) - facts.carried_errors
         carried = (f" ({facts.carried_errors} more carried from earlier summaries)"
@@ -288,12 +318,12 @@ def _next_step(facts: Facts, limits: _Limits, counter: PieceCounts,
                 break
     if carried:
         return ((_EARLIER + "\n\n" if facts.answered else "")
-                + _shorten(carried, limits.next_tokens, counter, oneline=False))
+                + _block(carried, limits.next_tokens, counter))
     if newest in kept:
         return (f"{ANSWERED_NEXT_STEP} It was {FOLLOWS}." if facts.answered
                 else f"Continue with {FOLLOWS}.")
     return ((_ANSWERED if facts.answered else _NEWEST) + "\n\n"
-            + _shorten(newest, limits.next_tokens, counter, oneline=False))
+            + _block(newest, limits.next_tokens, counter))
 
 
 def _error_item(entry: list[str], max_tokens: int | None, counter: PieceCounts) -> str:

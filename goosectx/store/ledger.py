@@ -1,4 +1,8 @@
-"""The usage ledger table: one row per billed call, oldest first (docs/architecture.md §8)."""
+"""The usage ledger table: one row per billed call, oldest first (docs/architecture.md §8).
+
+A row billed with our estimate (:attr:`goosectx.usage.Usage.estimated`) keeps that mark in
+``estimated`` (migration 13; 0 for every row from before it).
+"""
 
 from __future__ import annotations
 
@@ -16,10 +20,10 @@ def insert_ledger(conn: sqlite3.Connection, session_id: str, entry: LedgerEntry)
     conn.execute(
         "INSERT INTO usage_ledger (session_id, created, model, purpose, is_compaction,"
         " input_tokens, output_tokens, total_tokens, cache_read_tokens, cache_write_tokens,"
-        " cost_usd) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+        " cost_usd, estimated) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
         (session_id, entry.created.isoformat(), entry.model, entry.purpose,
          int(entry.is_compaction), u.input_tokens, u.output_tokens, u.total_tokens,
-         u.cache_read_tokens, u.cache_write_tokens, u.cost_usd),
+         u.cache_read_tokens, u.cache_write_tokens, u.cost_usd, int(u.estimated)),
     )
 
 
@@ -27,12 +31,12 @@ def read_ledger(conn: sqlite3.Connection, session_id: str) -> list[LedgerEntry]:
     """A session's ledger entries, oldest first."""
     rows = conn.execute(
         "SELECT created, model, purpose, input_tokens, output_tokens, total_tokens,"
-        " cache_read_tokens, cache_write_tokens, cost_usd FROM usage_ledger"
+        " cache_read_tokens, cache_write_tokens, cost_usd, estimated FROM usage_ledger"
         " WHERE session_id=? ORDER BY id",
         (session_id,),
     ).fetchall()
     return [
-        LedgerEntry(Usage(r[3], r[4], r[5], r[6], r[7], r[8]), r[1], r[2],
+        LedgerEntry(Usage(r[3], r[4], r[5], r[6], r[7], r[8], bool(r[9])), r[1], r[2],
                     datetime.fromisoformat(r[0]))
         for r in rows
     ]

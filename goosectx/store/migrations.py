@@ -28,6 +28,8 @@ MIGRATION_PLAN (numbers reserved; use only yours, keep this list and docs/archit
     11 the compaction's scan state kept between processes (``scan_state``, its triggers)
     12 message shapes: each row without its tool results' output (``message_shapes``, its
        triggers), for ``compact --dry-run``
+    13 a ledger row's estimate mark (``usage_ledger.estimated``): a summary billed with our
+       estimate reads back marked
 """
 
 from __future__ import annotations
@@ -209,6 +211,10 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(11, "the compaction's scan state kept between processes", SCAN_STATE_SCHEMA),
 
     Migration(12, "message shapes for the dry run's plan", SHAPES_SCHEMA),
+
+    Migration(13, "a ledger row's estimate mark", """
+    ALTER TABLE usage_ledger ADD COLUMN estimated INTEGER NOT NULL DEFAULT 0;
+    """),
 )
 
 BOOKKEEPING = "CREATE TABLE schema_migrations (number INTEGER PRIMARY KEY, applied TEXT NOT NULL)"
