@@ -136,7 +136,7 @@ class AgentTools:
         if isinstance(answer, str):
             answer = ApprovalAnswer(answer)
         if answer.decision == "cancel":
-            raise CancelTurn(cancelled_text(answer.reason))
+            raise CancelTurn(cancelled_text(answer.reason, asked=True))
         if answer.decision == "always_allow":
             if answer.rule:
                 self.rules = self.rules.plus("allow", answer.rule)

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import TypeAlias
 
 from goosectx.approval_texts import (
+    ASKED_CANCELLED_TEXT,
     CANCELLED_TEXT,
     CHAT_MODE_TEXT,
     DENIED_TEXT,
@@ -67,8 +68,8 @@ from goosectx.shell_paths import outside_words
 __all__ = [  # re-exported: the rules live in permissions.py, the texts in approval_texts.py,
     # the decision's shapes in approval_types.py
     "ApprovalAction", "ApprovalAnswer", "ApprovalContext", "ApprovalDecision", "ApprovalFn",
-    "ApprovalVerdict", "CANCELLED_TEXT", "CHAT_MODE_TEXT", "DENIED_TEXT", "INPUT_ENDED",
-    "INPUT_ENDED_TEXT",
+    "ApprovalVerdict", "ASKED_CANCELLED_TEXT", "CANCELLED_TEXT", "CHAT_MODE_TEXT", "DENIED_TEXT",
+    "INPUT_ENDED", "INPUT_ENDED_TEXT",
     "NON_INTERACTIVE_DENIED_TEXT", "RULE_BOUND_WAY_OUT", "RULE_DENIED_TEXT", "STOPPED_PREFIX",
     "STOPPED_RUNNING", "PermissionRules", "cancelled_text", "denied_text",
     "non_interactive_denied_text", "stopped_running_text"]

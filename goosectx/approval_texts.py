@@ -38,6 +38,11 @@ CHAT_MODE_TEXT = (
 RULE_DENIED_TEXT = "This tool call is denied by the user's permission rule"
 """Starts what the model gets for a call a deny rule refused; ``(RULES).`` follows."""
 CANCELLED_TEXT = "The user cancelled this tool call."
+"""The answer to a call a Ctrl-C stopped or left unanswered: it may have run. Sessions stored
+before a cancel at the question got its own text hold it for that too (read as "may have run")."""
+ASKED_CANCELLED_TEXT = (f"{CANCELLED_TEXT} It was cancelled at its approval question: "
+                        "it did not run.")
+"""The answer to a call the user cancelled (``c``) at its approval question: it changed nothing."""
 STOPPED_PREFIX = "goosectx was asked to stop"
 """Starts what the model gets for a call not run because goosectx was stopped (SIGTERM)."""
 STOPPED_RUNNING = "while this tool call ran"
@@ -51,18 +56,20 @@ INPUT_ENDED_TEXT = ("Input ended at the approval question, so this tool call was
 """What the model gets for a call whose approval question met the end of (piped) input."""
 
 
-def cancelled_text(stopped_by: str | None) -> str:
+def cancelled_text(stopped_by: str | None, *, asked: bool = False) -> str:
     """The answer to a call a cancel left unanswered: the user's, a signal's, the input's.
 
     ``stopped_by``: ``None`` (the user), a signal's name (``SIGTERM``), or
-    :data:`INPUT_ENDED` (piped input ended at the approval question).
+    :data:`INPUT_ENDED` (piped input ended at the approval question). ``asked``: the cancel
+    was the answer to the call's approval question, so the call did not run (``/undo`` leaves
+    it out); otherwise the user's is a Ctrl-C, which may have met a call as it started.
     """
     if stopped_by == INPUT_ENDED:
         return INPUT_ENDED_TEXT
     if stopped_by:
         return (f"{STOPPED_PREFIX} ({stopped_by}) before this tool call could run; it did not "
                 "run. The user did not decide about it.")
-    return CANCELLED_TEXT
+    return ASKED_CANCELLED_TEXT if asked else CANCELLED_TEXT
 
 
 def stopped_running_text(stopped_by: str | None) -> str:

@@ -25,6 +25,7 @@ from datetime import datetime
 from pathlib import Path
 
 from goosectx.approval import (
+    ASKED_CANCELLED_TEXT,
     CHAT_MODE_TEXT,
     DENIED_TEXT,
     INPUT_ENDED_TEXT,
@@ -44,12 +45,13 @@ UNDO_KEY = "file_undo"
 UNDOABLE_TOOLS = ("text_editor", "tree")
 """Built-in tools whose changes ``/undo`` knows (the editor's) or that change nothing."""
 NOT_RUN_TEXTS = frozenset((DENIED_TEXT, NON_INTERACTIVE_DENIED_TEXT, CHAT_MODE_TEXT,
-                           INPUT_ENDED_TEXT, NOT_STARTED_TEXT))
+                           INPUT_ENDED_TEXT, NOT_STARTED_TEXT, ASKED_CANCELLED_TEXT))
 NOT_RUN_PREFIXES = ("denied by the user: ", "This tool call is denied by the user's permission",
                     NON_INTERACTIVE_DENIED_TEXT,  # + why a rule asks
                     "There is no tool named ", "The call to ")
 """How the answers to calls that never ran start (``approval``, ``ToolRegistry.refusal``).
-A Ctrl-C answer is not among them: a call stopped while it ran gets the same text."""
+A cancel at the approval question is (its own text); a Ctrl-C answer is not: the call may
+have run (a call stopped while it ran, and every user cancel stored before, read the same)."""
 
 
 @dataclass(slots=True)

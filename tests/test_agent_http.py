@@ -22,7 +22,7 @@ from agent_harness import (
 )
 from fakeserver import FakeServer
 
-from goosectx.approval import CANCELLED_TEXT, CHAT_MODE_TEXT, DENIED_TEXT
+from goosectx.approval import ASKED_CANCELLED_TEXT, CANCELLED_TEXT, CHAT_MODE_TEXT, DENIED_TEXT
 from goosectx.config import ApprovalMode
 from goosectx.events import Event, MessageDelta, ToolCallFinished, ToolCallStarted, UsageUpdated
 
@@ -98,7 +98,7 @@ def test_approval_cancel_over_http(fake_server: FakeServer, tmp_path: Path) -> N
     events = h.turn("x")
     assert finished(events).status == "cancelled"
     assert not (tmp_path / "work" / "never").exists()
-    assert h.stored()[-1].tool_responses[0].output == CANCELLED_TEXT
+    assert h.stored()[-1].tool_responses[0].output == ASKED_CANCELLED_TEXT  # it did not run
     assert len(fake_server.requests) == 1
 
 

@@ -95,7 +95,7 @@ def test_escape_sequences_typed_at_the_prompt_leave_no_text_and_the_arrows_still
 
 def test_ctrl_c_gives_the_keys_back_after_a_paste_start_with_no_end(tmp_path: Path) -> None:
     """A stray ``ESC[200~`` swallowed Enter, Ctrl-C and Ctrl-D until an ``ESC[201~`` came;
-    now Ctrl-C ends the paste (and clears the line, as Ctrl-C does) and keys are keys again."""
+    now Ctrl-C ends the paste, the keys it held are in the line again and keys are keys."""
     import time
 
     child, seen = _repl(tmp_path)
@@ -110,4 +110,17 @@ def test_ctrl_c_gives_the_keys_back_after_a_paste_start_with_no_end(tmp_path: Pa
         _leave(child)
     finally:
         child.close(force=True)
-    assert re.search(r"│ yz +│", _ANSI.sub("", "".join(seen))), "".join(seen)[-2000:]
+    assert re.search(r"│ xabcyz +│", _ANSI.sub("", "".join(seen))), "".join(seen)[-2000:]
+
+
+def test_escape_then_a_capital_keeps_the_capital(tmp_path: Path) -> None:
+    """``one ESC Two`` (Escape, then a capitalised word at once) read ``one wo``."""
+    child, seen = _repl(tmp_path)
+    try:
+        child.expect("❯")
+        child.send("one \x1bTwo\r")
+        child.expect("not sent")
+        _leave(child)
+    finally:
+        child.close(force=True)
+    assert re.search(r"│ one Two +│", _ANSI.sub("", "".join(seen))), "".join(seen)[-2000:]

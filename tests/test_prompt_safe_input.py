@@ -63,9 +63,19 @@ def test_a_paste_paused_mid_way_stays_one_paste_until_its_end_mark() -> None:
     assert result == ["xabc\ndefgh"]
 
 
-def test_ctrl_c_after_a_paste_start_with_no_end_clears_the_line_and_then_interrupts() -> None:
-    assert _prompt_in_steps("x\x1b[200~abc\x03new\r")[0] == ["new"]
-    assert _prompt_in_steps("x\x1b[200~abc", "\x03", "\x03")[0] == [KeyboardInterrupt]
+def test_ctrl_c_after_a_paste_start_with_no_end_gives_the_keys_back_in_the_line() -> None:
+    """The keys the paste held are the line's again (its Enter a newline: nothing is sent);
+    that Ctrl-C only ends the paste, the next ones clear the line and interrupt as always."""
+    assert _prompt_in_steps("x\x1b[200~abc", "\x03", "de\r")[0] == ["xabcde"]
+    assert _prompt_in_steps("x\x1b[200~abc\x03de\r")[0] == ["xabcde"]
+    assert _prompt_in_steps("x\x1b[200~ab\rc", "\x03", "\r")[0] == ["xab\nc"]
+    assert _prompt_in_steps("x\x1b[200~abc", "\x03", "\x03new\r")[0] == ["new"]
+    assert _prompt_in_steps("x\x1b[200~abc", "\x03", "\x03", "\x03")[0] == [KeyboardInterrupt]
+
+
+def test_ctrl_c_right_after_a_paste_start_is_ctrl_c() -> None:
+    """Nothing held to give back: it clears the line, as Ctrl-C does."""
+    assert _prompt_in_steps("x\x1b[200~", "\x03", "y\r")[0] == ["y"]
 
 
 def test_a_whole_paste_with_newlines_in_one_burst_is_still_one_paste() -> None:
@@ -135,6 +145,40 @@ def test_escape_then_text_at_once_keeps_the_first_letter_when_no_alt_key_is_boun
     assert result == ["one hello world"]
     assert escape_end("\x1bh") == 1  # (the ESC alone)
     assert escape_end("\x1bb", lambda c: c == "b") == 0  # Alt-b: a key
+
+
+def test_escape_then_a_capital_keeps_it_unless_the_pair_is_a_real_sequence() -> None:
+    """``ESC D`` / ``E`` / ``H`` / ``M`` / ``Z`` (index, next line, tab set, reverse index,
+    identify) are sequences a terminal acts on: dropped whole; any other capital is Escape,
+    then the word typed at once, as for a small letter."""
+    assert _prompt_in_steps("one \x1bTwo \x1bHx\r")[0] == ["one Two x"]
+    assert [escape_end(f"\x1b{c}x") for c in "ABCTUY"] == [1] * 6
+    assert [escape_end(f"\x1b{c}x") for c in "DEHMZ"] == [2] * 5
+    assert escape_end("\x1bHx", lambda c: c == "H") == 0  # Alt-Shift-h, bound: a key
+
+
+def test_an_alt_shift_letter_binding_still_gets_its_key() -> None:
+    from prompt_toolkit.key_binding import KeyBindings, merge_key_bindings
+
+    kb = KeyBindings()
+    for letter in "TH":
+        kb.add("escape", letter)(lambda e, c=letter: e.current_buffer.insert_text(f"<{c}>"))
+    output = Vt100_Output(io.StringIO(), lambda: Size(rows=24, columns=100), term="xterm")
+    result: list[str] = []
+    with create_pipe_input() as pipe:
+        session = make_prompt_session(history_path=None, toolbar=lambda: "", input=pipe,
+                                      output=output)
+        session.key_bindings = merge_key_bindings([session.key_bindings or KeyBindings(), kb])
+        prompting = threading.Thread(target=lambda: result.append(session.prompt()), daemon=True)
+        prompting.start()
+        pipe.send_text("a\x1bTb\x1bHc")
+        time.sleep(PAUSE_S)
+        pipe.send_text("\r")
+        prompting.join(10)
+        if prompting.is_alive():
+            pipe.close()
+            prompting.join(5)
+    assert result == ["a<T>b<H>c"]
 
 
 def test_alt_b_still_moves_a_word_back() -> None:

@@ -87,14 +87,45 @@ def root(
         raise typer.Exit(start_repl(settings(), name=name, resume=resume, continue_=continue_,
                                     mode=mode, model=model, full_history=history,
                                     extensions=flags(with_extension, with_remote_extension)))
-    if name or resume or continue_ or history or with_extension or with_remote_extension:
-        from goosectx.errors import UsageError
+    given = [flag for flag, value in (
+        ("--name NAME", name), ("--resume SESSION", resume), ("--continue", continue_),
+        ("--history", history), ("--with-extension CMD", with_extension),
+        ("--with-remote-extension URL", with_remote_extension)) if value]
+    if given:
+        _refuse_repl_flags(ctx, given)
 
-        raise UsageError(
-            "--name, --resume, --continue, --history and --with-*extension before a command "
-            "apply to the REPL only",
-            f"put them after the command: goosectx {ctx.invoked_subcommand} --help",
-        )
+
+def _refuse_repl_flags(ctx: typer.Context, given: list[str]) -> None:
+    """Refuse REPL flags before a command, naming only ways that work.
+
+    The flags the command takes go after it (``goosectx run --resume SESSION``); the rest
+    start the REPL with no command (``goosectx --resume SESSION --history``).
+    """
+    from goosectx.errors import UsageError
+
+    sub = ctx.invoked_subcommand or ""
+    lookup = getattr(ctx.command, "get_command", None)  # the root is a group (typer's click)
+    command = lookup(ctx, sub) if lookup is not None else None
+    opts = {o for p in getattr(command, "params", ()) for o in getattr(p, "opts", ())}
+    taken = [f for f in given if f.split()[0] in opts]
+    left = [f for f in given if f not in taken]
+    names = [f.split()[0] for f in given]
+    message = (f"{', '.join(names[:-1])} and {names[-1]}" if len(names) > 1 else names[0]) + (
+        " before a command apply to the REPL only" if len(names) > 1
+        else " before a command applies to the REPL only")
+    after = f"goosectx {sub} {' '.join(taken)}"
+    repl = given if any(f.startswith(("--resume", "--continue")) for f in given) or (
+        "--history" not in given) else ["--resume SESSION", *given]
+    to_repl = f"give no command to start the REPL: goosectx {' '.join(repl)}"
+    if not left:
+        raise UsageError(message, f"put them after the command: {after}")
+    if not taken:
+        whose = "takes none of them" if len(given) > 1 else "does not take it"
+        raise UsageError(f"{message}; {sub} {whose}", to_repl)
+    raise UsageError(
+        f"{message}; {sub} takes {' '.join(f.split()[0] for f in taken)} but not "
+        f"{' '.join(f.split()[0] for f in left)}",
+        f"put those it takes after it ({after}), or {to_repl}")
 
 
 @app.command()

@@ -7,8 +7,9 @@ title ``ESC ] 0 ; t BEL``, a DCS string) into an Escape key and text, leaving ``
 prompt-toolkit knows (arrows, F-keys, bracketed paste, mouse reports, a reply to its cursor
 position request) and an ``ESC x`` pair something binds (Alt-x) are its as before. Keys
 arriving in pieces: a control string still open when input pauses is held to its end; a
-paste start with no end ends at the pause or a Ctrl-C byte. :func:`parse_keys` reads the
-type-ahead kept from a turn (cli/terminal.py) the same way. The prompt's drawing of outside
+paste start with no end ends at a Ctrl-C byte, which gives the keys it held back to the line
+at a prompt (a pause ends it only in the keys typed during a turn). :func:`parse_keys` reads
+the type-ahead kept from a turn (cli/terminal.py) the same way. The prompt's drawing of outside
 text is :mod:`goosectx.cli.prompt_safe` (docs/architecture.md, "The print path").
 """
 
@@ -22,6 +23,7 @@ from prompt_toolkit.input import Input, vt100_parser
 from prompt_toolkit.input.vt100_parser import Vt100Parser
 from prompt_toolkit.key_binding import KeyPress
 from prompt_toolkit.keys import Keys
+from prompt_toolkit.layout.controls import BufferControl
 
 __all__ = ["PENDING", "escape_end", "guard_input", "parse_keys"]
 
@@ -36,6 +38,10 @@ _LONGEST_STRING = 4096
 """A control string not ended by then is typing, not a sequence (an Alt-P, then words)."""
 _CTRL_C, _PASTE_END = "\x03", "\x1b[201~"
 _LONGEST_KEY = 32
+_SEQUENCE_CAPITALS = "DEHMNOVWZ"
+"""``ESC`` and these capitals are sequences a terminal acts on (index, next line, tab set,
+reverse index, SS2 / SS3, guarded area, identify): dropped whole. ``ESC`` and another letter
+is the Escape key and a word typed at once (``one ESC Two``): the letter stays."""
 """Longer than any key prompt-toolkit's parser knows (a mouse report is at most 16)."""
 
 
@@ -45,9 +51,10 @@ def escape_end(text: str, is_key: Callable[[str], bool] = lambda _c: False) -> i
     A CSI (``ESC [``, parameters and intermediates 0x20–0x3F, a final 0x40–0x7E), a
     control string (OSC to BEL or ST, ``ESC`` backslash; DCS / SOS / PM / APC to ST; another
     ESC inside ends it there), an ``ESC N`` / ``ESC O`` and one character, ``ESC``
-    intermediates and a final (``ESC ( B``) or a lone ``ESC final`` pair (``ESC =``); but
-    ``ESC`` and a lowercase letter is the Escape key and a word typed at once (``one ESC
-    hello``): only the ESC is dropped, so the ``h`` stays.
+    intermediates and a final (``ESC ( B``) or a lone ``ESC final`` pair (``ESC =``, ``ESC
+    H``); but ``ESC`` and a letter no sequence starts with (any lowercase one, a capital not
+    in :data:`_SEQUENCE_CAPITALS`) is the Escape key and a word typed at once (``one ESC
+    hello``, ``one ESC Two``): only the ESC is dropped, so the letter stays.
     ``is_key(c)``: ``ESC c`` is a key something binds (Alt-c; Alt-7 also reads ``ESC 7``):
     then no sequence. Returns the length of the sequence, :data:`PENDING` when ``text`` is
     a start of one, 0 when it starts none (a control character or non-ASCII inside: typing,
@@ -64,7 +71,7 @@ def escape_end(text: str, is_key: Callable[[str], bool] = lambda _c: False) -> i
         return _string_end(text, kind)
     if not " " <= kind <= "~" or is_key(kind):
         return 0
-    if "a" <= kind <= "z":
+    if kind.isalpha() and kind not in _SEQUENCE_CAPITALS:
         return 1  # Escape, then a word typed at once: the ESC alone (no key reads ESC h)
     if kind in "NO":
         return PENDING if len(text) < 3 else 3 if " " <= text[2] <= "~" else 0
@@ -112,6 +119,12 @@ def _bound_after_escape(char: str) -> bool:
         b.filter() and b.eager() for b in bindings.get_bindings_for_keys((Keys.Escape,)))
 
 
+def _line_under_edit() -> bool:
+    """True when the running application's focus is a line being edited (a prompt's)."""
+    control = get_app().layout.current_control
+    return isinstance(control, BufferControl) and not control.buffer.read_only()
+
+
 class _GuardedParser(Vt100Parser):
     """prompt-toolkit's parser, with an escape sequence it does not know dropped whole.
 
@@ -125,9 +138,12 @@ class _GuardedParser(Vt100Parser):
     something binds, or ``hold_strings`` is off (the end of what was typed during a turn).
 
     A bracketed paste (prompt-toolkit reads it whole up to its end mark) also ends at a Ctrl-C
-    byte, which is the key it is: a stray ``ESC [ 200 ~`` no longer swallows every key until
-    an end mark comes — Ctrl-C gives the keys back. A pause does not end it: a real paste
-    over a slow link may stall, and its rest read as typed keys would send half of it.
+    byte: a stray ``ESC [ 200 ~`` no longer swallows every key until an end mark comes. At a
+    line being edited (the prompt, the reason prompt) the keys it held are given back into
+    the line (as pasted text: an Enter among them is a newline, nothing is sent) and that
+    Ctrl-C only ends the paste; with nothing held, or elsewhere (the approval question, keys
+    typed during a turn), the Ctrl-C is the key it is. A pause does not end a paste: a real
+    paste over a slow link may stall, and its rest read as typed keys would send half of it.
     """
 
     def __init__(self, feed_key_callback: Callable[[KeyPress], None],
@@ -144,8 +160,9 @@ class _GuardedParser(Vt100Parser):
             end = (tail + data[:cut]).find(_PASTE_END)
             if end < 0:  # (a paste that ended first: prompt-toolkit's, the Ctrl-C after it)
                 self._paste_buffer += data[:cut]
+                gives_back = bool(self._paste_buffer) and _line_under_edit()
                 self._end_paste()
-                super().feed(data[cut:])
+                super().feed(data[cut + 1:] if gives_back else data[cut:])
                 return
         super().feed(data)
 

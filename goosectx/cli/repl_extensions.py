@@ -269,7 +269,12 @@ def show_context_lines(repl: Repl) -> None:
 
 
 class ResourceCompleter(Completer):
-    """Completes ``@NAME:URI`` with the resources the running extensions offer."""
+    """Completes ``@NAME:URI`` with the resources the running extensions offer.
+
+    What is inserted reads back as the same resource (:func:`resource_mention`: quoted when
+    it must be); a URI that would put a raw control or invisible character into the line (a
+    server's terminal escape, a bidi override) is not offered. The menu shows sanitised text.
+    """
 
     def __init__(self, repl: Repl) -> None:
         self.repl = repl
@@ -281,11 +286,16 @@ class ResourceCompleter(Completer):
         manager = self.repl.extensions
         if match is None or manager is None:
             return
+        from goosectx.extensions.mentions import resource_mention
+
         word = match.group(1)
         for status in manager.statuses():
             for res in status.resources:
-                candidate = f"@{status.name}:{res.uri}"
-                if candidate.startswith(word) and candidate != word:
+                candidate = resource_mention(status.name, res.uri)
+                if terminal_safe(candidate) != candidate:
+                    continue  # (a raw ESC or U+202E: never into the line)
+                typed = f"@{status.name}:{res.uri}"  # what a user types to narrow it
+                if (candidate.startswith(word) or typed.startswith(word)) and candidate != word:
                     yield Completion(candidate, start_position=-len(word),
                                      display=one_line_safe(candidate),
                                      display_meta=one_line_safe(res.name))

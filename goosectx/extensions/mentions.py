@@ -18,18 +18,42 @@ from goosectx.extensions.manager import ExtensionManager
 from goosectx.extensions.tools import to_attachment
 from goosectx.mentions import Mentions, cap_attachment
 
-_MENTION = re.compile(r"(?<![\w@])@([A-Za-z0-9_-]{1,40}):(\S+)")
+_MENTION = re.compile(r'(?<![\w@])@(?:"([A-Za-z0-9_-]{1,40}):((?:\\.|[^"\\\n])+)"'
+                      r"|([A-Za-z0-9_-]{1,40}):(\S+))")
+"""``@"NAME:URI"`` (groups 1, 2: a backslash escapes a quote or a backslash, and ``\\n``
+``\\r`` ``\\t`` are a line break, a carriage return, a tab) or ``@NAME:URI`` (groups 3, 4)."""
+_QUOTED_ESCAPE = re.compile(r"\\(.)")
+_CONTROL_ESCAPES = {"n": "\n", "r": "\r", "t": "\t"}
 _TRAILING = ".,;:)"
+
+
+def resource_mention(name: str, uri: str) -> str:
+    """``@NAME:URI`` as written in a message so that :func:`resource_words` reads it back.
+
+    Quoted (``@"NAME:URI"``, quotes, backslashes and line breaks escaped) when the URI holds
+    whitespace or a quote, or ends with punctuation the plain word drops.
+    """
+    if uri and not re.search(r'[\s"]', uri) and not uri.endswith(tuple(_TRAILING)):
+        return f"@{name}:{uri}"
+    escaped = uri.replace("\\", "\\\\").replace('"', '\\"')
+    for letter, char in _CONTROL_ESCAPES.items():
+        escaped = escaped.replace(char, "\\" + letter)
+    return f'@"{name}:{escaped}"'
+
+
+def _unescape(match: re.Match[str]) -> str:
+    return _CONTROL_ESCAPES.get(match.group(1), match.group(1))
 
 
 def resource_words(text: str, names: Collection[str]) -> list[tuple[str, str]]:
     """``(NAME, URI)`` of every ``@NAME:URI`` word of ``text`` whose NAME is in ``names``.
 
-    In order of mention, each once; trailing punctuation is not part of the URI.
+    In order of mention, each once; trailing punctuation is not part of a plain word's URI
+    (a quoted one, :func:`resource_mention`'s, is read as it is).
     """
-    words = ((name, uri.rstrip(_TRAILING)) for name, uri in _MENTION.findall(text)
-             if name in names)
-    return list(dict.fromkeys(words))
+    words = ((q_name, _QUOTED_ESCAPE.sub(_unescape, q_uri)) if q_name else
+             (name, uri.rstrip(_TRAILING)) for q_name, q_uri, name, uri in _MENTION.findall(text))
+    return list(dict.fromkeys((name, uri) for name, uri in words if name in names))
 
 
 def read_resource_mentions(manager: ExtensionManager | None, text: str, *,

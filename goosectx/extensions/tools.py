@@ -56,16 +56,20 @@ class McpTool:
 
         A digest of the extension's spec (name, command, arguments, environment, URL, headers,
         as configured now: what a call goes to), the server's own name for the tool and its
-        definition (description, input schema, annotations). Another server added under the
-        same name, another of the server's tools offered under ``NAME__tool`` after a restart,
-        or the tool redefined by the server (``tools/list_changed``: "harmless read" become
-        destructive) is another tool; a listing that only reorders or repeats it is not.
+        definition (description, input schema, annotations but its display title: the approval
+        question shows the call, never a title, so a title alone that changes keeps the answer;
+        a ``title`` that stands in for a missing description is the description). Another
+        server added under the same name, another of the server's tools offered under
+        ``NAME__tool`` after a restart, or the tool redefined by the server
+        (``tools/list_changed``: "harmless read" become destructive) is another tool; a
+        listing that only reorders or repeats it is not.
         A digest: no secret value is kept.
         """
         config = self._manager.configs.get(self.extension)
         info = self.info
+        hints = {k: v for k, v in info.annotations.items() if k != "title"}
         spec: list[Any] = [self.extension, info.name, info.description, info.input_schema,
-                           info.annotations]
+                           hints]
         if config is not None:
             spec += [config.type, config.cmd, list(config.args), sorted(config.envs.items()),
                      list(config.env_keys), config.cwd, config.uri,
