@@ -313,6 +313,8 @@ def sensitive_below_dir(directory: Path, anchor: Path | None = None,
                 dirs.remove(path.name)
             continue
         if kept is not None and is_dir:
+            if follows and os.path.islink(path) and _leads_to_sensitive(path, root):
+                yield path  # grep -R --include=config KEY src, src/g → .git: not walked here
             continue  # grep -r --include='*.py': .git's *.py files only, judged one by one
         if printed is not None and path.parent not in reached and not printed(
                 path.name, is_dir):

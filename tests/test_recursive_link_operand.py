@@ -49,3 +49,24 @@ def test_a_link_operand_to_a_secret_dir_asks(project: Path, command: str) -> Non
 ])
 def test_a_link_operand_to_a_plain_dir_runs(project: Path, command: str) -> None:
     assert shell_verdict(RULES, command, "smart_approve", working_dir=project).action == "run"
+
+
+@pytest.mark.parametrize("command", [
+    "grep -R --include=config KEY src", "grep -R --include='*' KEY src",
+    "grep -R --include='c*' -n KEY .",
+])
+def test_a_dir_link_below_a_filtered_walk_counts_by_where_it_leads(project: Path,
+                                                                    command: str) -> None:
+    """``src/g → ../.git`` below: with a filter set, ``grep -R`` still follows the link and
+    reads ``.git/config`` (fp27's note, recursive_reads.py; grep -r does not follow it)."""
+    os.symlink("../.git", project / "src" / "g")
+    verdict = shell_verdict(RULES, command, "smart_approve", working_dir=project)
+    assert verdict.action == "ask", command
+
+
+def test_a_filtered_walk_that_does_not_follow_links_runs(project: Path) -> None:
+    os.symlink("../.git", project / "src" / "g")
+    for command in ("grep -r --include=config KEY src",
+                    "grep -R --include=config --exclude-dir=g KEY src"):
+        assert shell_verdict(RULES, command, "smart_approve",
+                             working_dir=project).action == "run", command
