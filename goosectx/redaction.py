@@ -190,7 +190,7 @@ class Redactor:
         searched = [s for s in self.secrets if s not in prefixes.covered]
         forms = sorted({f for s in searched for f in encodings(s)}, key=len, reverse=True)
         self._check = QuickCheck(forms)
-        self._margin = 2 * max((len(f) for f in forms), default=0)  # (whitespace as much again)
+        self._margin = 2 * max((len(f) for f in forms), default=0)  # (solid characters, "%XX")
         self._base64 = {f for s in searched for f in base64_forms(s)}
         self._forms, self._searched, self._prefixes = forms, set(searched), prefixes
 

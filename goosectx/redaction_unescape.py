@@ -15,6 +15,7 @@ bench's 1 MB reply of source text (175 escapes) ~2 ms (bench/redaction_keys.py).
 from __future__ import annotations
 
 import bisect
+import functools
 import re
 
 BACKSLASH_ESCAPE = re.compile(
@@ -50,6 +51,7 @@ class Unescaped:
         self._starts: list[int] = []  # where that escape starts and ends in ``text``
         self._ends: list[int] = []
         self.text = text
+        self._reversed: str | None = None  # the reading backwards (:meth:`_back`)
         if "\\" not in text:
             return
         pieces: list[str] = []
@@ -82,24 +84,52 @@ class Unescaped:
         return at, at + 1
 
     def windows(self, margin: int) -> list[str]:
-        """The pieces of the reading within ``margin`` characters of a decoded escape.
+        """The pieces of the reading within ``margin`` solid characters of a decoded escape.
 
         A form found in the reading and not in ``text`` holds a decoded character; one at
-        most ``margin`` characters long lies in one of these pieces (neighbours merged).
+        most ``margin`` characters long, with any whitespace inside (the regex allows it
+        between any two characters), lies in one of these pieces: each reaches ``margin``
+        characters that are not whitespace either side of its escapes (neighbours merged).
+        Each stretch of the reading between two escapes is read at most twice: O(its length).
         """
+        text = self.text
+        solid = _solid(margin)
         pieces: list[str] = []
-        start = end = 0
+        start = last = -1
         for at in self._at:
-            if at - margin > end and end:  # (a gap: the piece so far ends)
-                pieces.append(self.text[start:end])
-                start = at - margin
-            elif not end:
-                start = max(0, at - margin)
-            end = at + margin + 1
-        if end:
-            pieces.append(self.text[start:end])
+            if last >= 0 and (at - last <= 2 * margin + 1 or _solid(2 * margin + 1, exact=True)
+                              .match(text, last + 1, at) is None):  # (the reaches meet)
+                last = at
+                continue
+            if last >= 0:
+                pieces.append(text[start:_reach(solid, text, last + 1)])
+            start, last = self._back(at, margin), at
+        if last >= 0:
+            pieces.append(text[start:_reach(solid, text, last + 1)])
         return pieces
+
+    def _back(self, at: int, margin: int) -> int:
+        """Where the reading's ``margin`` solid characters before index ``at`` start."""
+        if at <= margin:
+            return 0
+        if self._reversed is None:
+            self._reversed = self.text[::-1]
+        size = len(self.text)
+        return size - _reach(_solid(margin), self._reversed, size - at)
 
     def spans(self, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
         """``spans`` (in order, apart) of the reading as spans of ``text``, escapes and all."""
         return [(self._where(start)[0], self._where(end - 1)[1]) for start, end in spans]
+
+
+@functools.lru_cache(maxsize=8)
+def _solid(count: int, *, exact: bool = False) -> re.Pattern[str]:
+    """Up to (``exact``: just) ``count`` characters that are not whitespace, and those between."""
+    return re.compile(r"(?:\s*\S){" + ("" if exact else "0,") + f"{count}}}")
+
+
+def _reach(solid: re.Pattern[str], text: str, pos: int) -> int:
+    """Where :func:`_solid`'s characters read from ``pos`` on end."""
+    match = solid.match(text, pos)
+    assert match is not None  # (``{0,n}`` matches the empty text)
+    return match.end()
