@@ -26,8 +26,8 @@ from goosectx.redaction_base64 import padded_base64
 from goosectx.redaction_check import TERMINAL_ESCAPE
 from goosectx.redaction_unescape import (
     BACKSLASH_ESCAPE,
-    ESCAPE_MOST_CHARS,
     PARTIAL_BACKSLASH,
+    escape_most_chars,
     escaped_char,
 )
 from goosectx.secret_names import MIN_SECRET_CHARS
@@ -66,9 +66,9 @@ class SecretTail:
         self._squeezed_most = max((sum(len(ch) if ch.isalnum() and f not in plain
                                        else 3 * len(ch.encode("utf-8", "surrogatepass"))
                                        for ch in f) for f in forms), default=0)
-        # or a secret's every character a backslash escape (``\\u0073``: 6 characters)
+        # or a secret's every character an escape (``\\u0073``, ``&#x73;``: up to 12, 16 a pair)
         self._squeezed_most = max(self._squeezed_most,
-                                  ESCAPE_MOST_CHARS * max(map(len, plain), default=0))
+                                  max(map(escape_most_chars, plain), default=0))
         self.window = 2 * self._squeezed_most
         """Characters at the end of a text that :meth:`start` looks at (whitespace in a
         form as much again as its characters)."""
@@ -97,7 +97,7 @@ class SecretTail:
         else:
             squeezed = "".join(text[cut:].split())[-self._squeezed_most:]
         tail = self._longest(squeezed)
-        if "%" in squeezed or "\\" in squeezed:
+        if "%" in squeezed or "\\" in squeezed or "&" in squeezed:
             tail = max(tail, self._longest_decoded(squeezed))
         if not tail:
             return len(text)
@@ -121,9 +121,9 @@ class SecretTail:
         before = "".join(text[cut:end].split())
         chars, at = before + "".join(text[end:].split()), len(before)
         where: list[int] | None = None
-        if "%" in chars or "\x1b" in chars or "\\" in chars:
+        if "%" in chars or "\x1b" in chars or "\\" in chars or "&" in chars:
             chars, where = _squeezed(text, cut)
-            if "%" in chars or "\\" in chars:
+            if "%" in chars or "\\" in chars or "&" in chars:
                 chars, where = _decoded(chars, where)
             at = bisect.bisect_left(where, end)
         for match in self._starts.finditer(chars, max(0, at - self._longest_form + 1), at):
