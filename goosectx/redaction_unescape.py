@@ -28,8 +28,8 @@ _SLASH = r"\\\\?"  # (a JSON string inside a JSON string doubles each backslash)
 
 def _slashed(pair: str, code: str, wide: str, braced: str) -> str:
     """The regex of a backslash escape (named groups: :func:`escaped_char`); a literal first."""
-    return (_SLASH + f"(?:{pair}|u(?P<code>{code})|U(?P<wide>{wide})|u\\{{0{{0,2}}(?P<braced>"
-            f"{braced})\\}}|x(?P<byte>[0-7][0-9a-fA-F])"
+    return (_SLASH + f"(?=[uUx0-7])(?:{pair}|u(?P<code>{code})|U(?P<wide>{wide})"
+            f"|u\\{{0{{0,2}}(?P<braced>{braced})\\}}|x(?P<byte>[0-7][0-9a-fA-F])"
             r"|(?P<octal>1[0-7]{2}|0[0-7]{2}|[0-7]{1,2}(?![0-7])))")
 
 
@@ -74,7 +74,7 @@ PAIR_MOST_CHARS = 16
 
 def may_hold_escape(text: str) -> bool:
     """True when ``text`` may hold a :data:`BACKSLASH_ESCAPE` (a ``memchr`` or two)."""
-    return "\\" in text or "&#" in text
+    return "\\" in text or "&" in text and "&#" in text  # (one character: a memchr)
 
 
 def escape_most_chars(text: str) -> int:
@@ -84,18 +84,16 @@ def escape_most_chars(text: str) -> int:
 
 def escaped_char(match: re.Match[str]) -> str:
     """The character a :data:`BACKSLASH_ESCAPE` match (or one of :data:`_READ`'s) stands for."""
-    found = match.groupdict()
-    if found.get("high"):
-        return chr(0x10000 + ((int(found["high"], 16) - 0xD800) << 10)
-                   + int(found["low"], 16) - 0xDC00)
-    if (octal := found.get("octal")) is not None:
-        return chr(int(octal, 8) & 0xFF)
-    for name, base in (("code", 16), ("wide", 16), ("braced", 16), ("byte", 16), ("hexa", 16),
-                       ("decimal", 10)):
-        if (digits := found.get(name)) is not None:
-            value = int(digits, base)
-            return chr(value) if value <= 0x10FFFF else "\ufffd"
-    raise ValueError(match.group())
+    name = match.lastgroup  # (the one group that matched; of a surrogate pair, its second)
+    assert name is not None
+    digits = match.group(name)
+    if name == "low":
+        return chr(0x10000 + ((int(match.group("high"), 16) - 0xD800) << 10)
+                   + int(digits, 16) - 0xDC00)
+    if name == "octal":
+        return chr(int(digits, 8) & 0xFF)
+    value = int(digits, 10 if name == "decimal" else 16)
+    return chr(value) if value <= 0x10FFFF else "\ufffd"
 
 
 class Unescaped:
@@ -116,7 +114,7 @@ class Unescaped:
         pieces: list[str] = []
         pos = size = 0
         slashed, entity = _READ[wide]
-        found = [r.finditer(text) for r, mark in ((slashed, "\\"), (entity, "&#")) if mark in text]
+        found = [r.finditer(text) for r, mark in ((slashed, "\\"), (entity, "&")) if mark in text]
         matches = found[0] if len(found) == 1 else heapq.merge(*found, key=lambda m: m.start())
         for match in matches:  # (in order: the two kinds never overlap)
             size += match.start() - pos
