@@ -41,6 +41,9 @@ form, all but its last two characters): shorter ones say too little to be taken 
 _ESCAPE = re.compile(r"%([0-9A-Fa-f]{2})|" + BACKSLASH_ESCAPE.pattern)
 """A ``%XX`` or a backslash escape (``\\u0073``, ``\\x73``, ``\\163``): one character read."""
 _PARTIAL_ESCAPE = re.compile(r"(?:%[0-9A-Fa-f]?|" + PARTIAL_BACKSLASH + r")\Z")
+_PARTIAL_PERCENT = re.compile(r"%[0-9A-Fa-f]?\Z")
+"""... once whitespace followed: ``%`` and its digits may be spread (the redactor allows it),
+a backslash escape or ``&#x73;`` may not (``Tom & `` is not held for an escape)."""
 _PARTIAL_SEQUENCE = re.compile(r"\x1b(?:\[[ -?]*|\][^\x00\x07\x1b]*\x1b?)?\Z")
 
 
@@ -98,7 +101,7 @@ class SecretTail:
             squeezed = "".join(text[cut:].split())[-self._squeezed_most:]
         tail = self._longest(squeezed)
         if "%" in squeezed or "\\" in squeezed or "&" in squeezed:
-            tail = max(tail, self._longest_decoded(squeezed))
+            tail = max(tail, self._longest_decoded(squeezed, closed=text[-1].isspace()))
         if not tail:
             return len(text)
         if where is not None:
@@ -160,12 +163,13 @@ class SecretTail:
                 return n - match.start()
         return 0
 
-    def _longest_decoded(self, squeezed: str) -> int:
+    def _longest_decoded(self, squeezed: str, *, closed: bool = False) -> int:
         """:meth:`_longest` of ``squeezed`` with its ``%XX`` and backslash escapes decoded.
 
-        An escape cut short at its end is counted in: it may be the next character of a form.
+        An escape cut short at its end is counted in: it may be the next character of a form
+        (once whitespace followed, ``closed``, only a ``%``: :data:`_PARTIAL_PERCENT`).
         """
-        partial = _PARTIAL_ESCAPE.search(squeezed)
+        partial = (_PARTIAL_PERCENT if closed else _PARTIAL_ESCAPE).search(squeezed)
         whole = squeezed[:partial.start()] if partial else squeezed
         decoded: list[str] = []
         starts: list[int] = []  # index in ``whole`` of each decoded character
