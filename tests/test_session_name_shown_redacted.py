@@ -122,3 +122,12 @@ def test_the_repl_in_a_session_with_an_old_name_names_it_redacted_and_hints_its_
     assert KEY[8:20] not in out, out
     assert "already in session deploy-redacted" in out
     assert "saved deploy-redacted · resumed docs" in out
+
+
+@pytest.mark.parametrize("fmt", ["text", "json", "stream-json"])
+def test_run_resuming_a_session_with_an_old_name_shows_no_key(
+        old: str, fake_model: FakeServer, capsys: pytest.CaptureFixture[str], fmt: str) -> None:
+    fake_model.add({"text": "again"})
+    out, err = cli(capsys, "run", "--resume", old, "-t", "once more", "--output-format", fmt)
+    assert KEY[8:20] not in out + err, out + err
+    assert "again" in out
