@@ -74,3 +74,25 @@ def test_a_word_bounced_between_the_parts_is_shown_as_it_is() -> None:
     shown = _stream_items(items, KEY)
     assert "".join(d[2:] for d in shown if d.startswith("R:")) == "so the answer is sk-press fine"
     assert "".join(d for d in shown if not d.startswith("R:")) == "oc it now."
+
+
+def test_a_short_join_share_does_not_hide_the_start_of_a_parts_longer_one(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # the answer's pieces join as "sk-proj-Q7vX2mK9" + "6yH1zzTwqA" + …: the join's share
+    # "sk-proj-Q7vX2mK9" matched first and left "6yH1zzTwqA" standing (found by a fuzzer)
+    from agent_harness import make_harness
+    from test_stream_secret_tail import Items
+
+    from goosectx.config import Settings
+    from goosectx.parts import TextContent, ThinkingContent
+
+    monkeypatch.setenv("DEPLOY_TOKEN", KEY)
+    items: list[StreamItem] = [
+        ThinkingDelta("I see "), TextDelta("sk"), TextDelta("-pr"), TextDelta(KEY[5:16]),
+        ThinkingDelta(KEY[16:21]), TextDelta(KEY[21:31]), ThinkingDelta(KEY[31:42]),
+        TextDelta(KEY[42:49]), TextDelta(KEY[49:]), TextDelta(" end.")]
+    h = make_harness(tmp_path, Settings(data_dir=tmp_path / "data"), provider=Items(items))
+    h.turn("hi")
+    stored = [m for m in h.stored() if m.role == "assistant"][-1]
+    texts = [p.text for p in stored.content if isinstance(p, TextContent | ThinkingContent)]
+    assert texts == ["I see [REDACTED]", "[REDACTED] end."]
