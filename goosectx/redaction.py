@@ -25,7 +25,7 @@ from collections.abc import Iterable
 
 from goosectx.redaction_base64 import base64_forms, base64_run
 from goosectx.redaction_check import QuickCheck, decoded, spans_with_escapes, without_escapes
-from goosectx.redaction_unescape import Unescaped
+from goosectx.redaction_unescape import Unescaped, may_hold_escape
 from goosectx.secret_names import MIN_SECRET_CHARS, secret_values
 
 REDACTED = "[REDACTED]"
@@ -190,8 +190,9 @@ class Redactor:
         searched = [s for s in self.secrets if s not in prefixes.covered]
         forms = sorted({f for s in searched for f in encodings(s)}, key=len, reverse=True)
         self._check = QuickCheck(forms)
-        self._margin = 2 * max((len(f) for f in forms), default=0)  # (whitespace as much again)
+        self._margin = 2 * max((len(f) for f in forms), default=0)  # (solid characters, "%XX")
         self._base64 = {f for s in searched for f in base64_forms(s)}
+        self._wide = not all(s.isascii() for s in searched)  # (escapes of others decoded)
         self._forms, self._searched, self._prefixes = forms, set(searched), prefixes
 
     @functools.cached_property
@@ -223,8 +224,8 @@ class Redactor:
             plain = without_escapes(text)  # (the check and the regex read the same text)
             if plain != text and not self._check.none_in_text(plain):
                 text = _replaced(text, spans_with_escapes(text, self._spans(plain)))
-        if "\\" in text:  # a key written as ``\\u0073…``: looked for again read decoded
-            reading = Unescaped(text)  # (checked only around its escapes: one may be in a key)
+        if may_hold_escape(text):  # a key written as ``\\u0073…``: read again decoded
+            reading = Unescaped(text, wide=self._wide)  # (checked around its escapes only)
             if reading.changed and not self._check.none_in(reading.windows(self._margin)):
                 text = _replaced(text, reading.spans(self._spans(reading.text)))
         return text
@@ -245,8 +246,8 @@ class Redactor:
             if plain != text and not self._check.none_in_text(plain) and (
                     found := spans_with_escapes(text, self._spans(plain))):
                 return found
-        if "\\" in text:
-            reading = Unescaped(text)
+        if may_hold_escape(text):
+            reading = Unescaped(text, wide=self._wide)
             if reading.changed and not self._check.none_in(reading.windows(self._margin)):
                 return reading.spans(self._spans(reading.text))
         return []
@@ -284,7 +285,8 @@ class Redactor:
         texts = list(texts)
         return self._check.none_in(texts) and self._check.none_in(
             without_escapes(t) for t in texts if "\x1b" in t) and self._check.none_in(
-            w for t in texts if "\\" in t for w in Unescaped(t).windows(self._margin)
+            w for t in texts if may_hold_escape(t)
+            for w in Unescaped(t, wide=self._wide).windows(self._margin)
         )  # (as :meth:`__call__` reads)
 
 

@@ -22,7 +22,7 @@ import re
 from collections.abc import Callable, Iterable
 
 from goosectx.redaction import REDACTED
-from goosectx.redaction_unescape import Unescaped
+from goosectx.redaction_unescape import Unescaped, may_hold_escape
 
 FRAGMENT_MIN_CHARS = 13
 """The shortest run of a secret's characters redacted (and the shortest secret looked for)."""
@@ -57,7 +57,7 @@ class Fragments:
         """
         if any(secret[q:q + _BLOCK] in text for secret, q in self._blocks):
             return True
-        if "\\" not in text or not (reading := Unescaped(text)).changed:
+        if not may_hold_escape(text) or not (reading := Unescaped(text)).changed:
             return False
         return any(secret[q:q + _BLOCK] in piece for piece in reading.windows(_BLOCK)
                    for secret, q in self._blocks)  # (a block found only so holds an escape)
@@ -71,7 +71,7 @@ class Fragments:
         if not self._blocks or len(text) < FRAGMENT_MIN_CHARS:
             return text
         spans = self._spans(text)
-        if "\\" in text and (reading := Unescaped(text)).changed and any(
+        if may_hold_escape(text) and (reading := Unescaped(text)).changed and any(
                 secret[q:q + _BLOCK] in piece for piece in reading.windows(_BLOCK)
                 for secret, q in self._blocks):  # (a block by an escape: the reading read)
             spans += reading.spans(sorted(self._spans(reading.text)))

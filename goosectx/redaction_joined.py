@@ -16,6 +16,7 @@ docs/architecture.md §2 (redaction).
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Callable, Sequence
 
 from goosectx.redaction import REDACTED, Redactor
@@ -82,6 +83,42 @@ def after(lead: str, text: str, redact: Callable[[str], str],
     if shares is not None and 1 in cuts:
         shares += [lead[cuts[0][1]:], text[:cuts[1][0]]]
     return with_cuts(text, cuts.get(1), redact)
+
+
+def turn_shares(deltas: Sequence[tuple[bool, str]], redact: Callable[[str], str]) -> list[str]:
+    """Each part's share of a key whose pieces took turns between two parts of a stream.
+
+    ``deltas``: (which part, its text) in the order they arrived (the reasoning's and the
+    answer's). A key written a few characters in one, a few in the other, and so on is whole
+    only in that order; each part as stored holds its pieces side by side, as no form of the
+    key. Of each key found in the deltas joined, the pieces each part holds, joined (side by
+    side in it). Nothing unless the parts took turns twice (one turn: the stored parts are
+    neighbours, :func:`crossing_cuts` reads them); then one quick check of the text joined.
+    """
+    turns = sum(1 for a, b in zip(deltas, deltas[1:], strict=False) if a[0] != b[0])
+    finder = _finder(redact)
+    if turns < 2 or finder is None or not finder.secrets:
+        return []
+    joined = "".join(text for _, text in deltas)
+    spans = finder.spans(joined)
+    if not spans:
+        return []
+    starts = []
+    at = 0
+    for _, text in deltas:
+        starts.append(at)
+        at += len(text)
+    shares: list[str] = []
+    for start, end in spans:
+        pieces: dict[bool, list[str]] = {}
+        k = bisect.bisect_right(starts, start) - 1
+        while k < len(deltas) and starts[k] < end:
+            part, text = deltas[k]
+            pieces.setdefault(part, []).append(text[max(0, start - starts[k]):end - starts[k]])
+            k += 1
+        if len(pieces) > 1:
+            shares += ["".join(p) for p in pieces.values()]
+    return shares
 
 
 def _hidden(text: str) -> str:

@@ -14,7 +14,7 @@ from typing import Any
 
 from goosectx.message import Message
 from goosectx.parts import Part, TextContent, ThinkingContent, ToolRequest
-from goosectx.redaction import Redactor
+from goosectx.redaction import REDACTED, Redactor
 from goosectx.redaction_fragments import fragments_of
 from goosectx.redaction_joined import crossing_cuts, with_cuts
 from goosectx.secret_tail import CUT_CHARS, SecretTail
@@ -67,7 +67,33 @@ def without_shares(message: Message, shares: list[str]) -> Message:
     pieces = [s for s in shares if len(s.strip()) >= CUT_CHARS]
     if not pieces:
         return message
-    return redacted_reply(message, Redactor(pieces))
+    return redacted_reply(message, _Each(pieces))
+
+
+class _Each:
+    """Redacts each of ``pieces`` wherever it is, overlapping ones as one span.
+
+    One :class:`Redactor` of them all takes the leftmost match: a short piece (a join's
+    share of the answer's first characters) would hide the start of a longer one that runs
+    on (a part's pieces of a key that took turns), whose rest would show.
+    """
+
+    def __init__(self, pieces: list[str]) -> None:
+        self.secrets = sorted(set(pieces), key=len, reverse=True)
+        self._each = [Redactor([p]) for p in self.secrets]
+
+    def __call__(self, text: str) -> str:
+        spans = sorted(span for redact in self._each for span in redact.spans(text))
+        out: list[str] = []
+        pos = 0
+        for start, end in spans:
+            if end <= pos:
+                continue
+            if start >= pos:
+                out += [text[pos:start], REDACTED]
+            out.append("\n" * text[max(start, pos):end].count("\n"))  # (its lines kept)
+            pos = end
+        return "".join(out) + text[pos:]
 
 
 def _texts(part: Part) -> list[str]:

@@ -1,41 +1,99 @@
-r"""A key written as backslash escapes (``\u0073\u006b…``, ``\x73``, ``\163``), read decoded.
+r"""A key written as escapes (``\u0073\u006b…``, ``\x73``, ``\163``, ``&#x73;``), read decoded.
 
 Part of :mod:`goosectx.redaction` (docs/architecture.md §2, "Secrets"): a model asked to put a
-key in JSON or in a C/Python string may write each of its characters (or only some) as an
-escape. A text with a backslash is read again with its escapes of ASCII characters decoded
-(:class:`Unescaped`: JSON's ``\u0073``, ``\x73``, octal ``\163``, each one character; a
-reading of ASCII text stays ASCII, fast to search); a form of a key found in that reading is
-redacted over the escapes it was written with (:meth:`Unescaped.spans`), as a key split by
-terminal escape sequences is (:func:`goosectx.redaction_check.spans_with_escapes`). The quick
-check reads only the reading's pieces around its escapes (:meth:`Unescaped.windows`: a form
-found there and not in the text holds one). A text with no backslash costs a ``memchr``; the
-bench's 1 MB reply of source text (175 escapes) ~2 ms (bench/redaction_keys.py).
+key in JSON, a C/Python/JavaScript/Rust string or HTML may write each of its characters (or
+only some) as an escape, and a tool's JSON writes a password's non-ASCII characters so. A
+text with a backslash or ``&#`` is read again with its escapes decoded (:class:`Unescaped`:
+JSON's ``\u0073`` and its surrogate pairs, ``\\u0073`` of JSON in a JSON string,
+``\U00000073``, ``\u{73}``, ``\x73``, octal ``\163``, ``&#x73;``, ``&#115;``, each one
+character; of ASCII characters only unless a secret holds another, so that a reading of
+ASCII text stays ASCII, fast to search); a form of a key found in that reading is redacted
+over the escapes it was written with (:meth:`Unescaped.spans`), as a key split by terminal
+escape sequences is (:func:`goosectx.redaction_check.spans_with_escapes`). The quick check
+reads only the reading's pieces around its escapes (:meth:`Unescaped.windows`: a form found
+there and not in the text holds one; they reach a form's length in characters that are not
+whitespace). A text with neither costs two ``memchr``; each escape O(1), each stretch
+between them O(its length) (bench/redaction_escapes.py: 1 MB and 2 MB of escapes, linear).
 """
 
 from __future__ import annotations
 
 import bisect
+import functools
+import heapq
 import re
 
-BACKSLASH_ESCAPE = re.compile(
-    r"\\(?:u00([0-7][0-9a-fA-F])|x([0-7][0-9a-fA-F])|(1[0-7]{2}|0[0-7]{2}|[0-7]{1,2}(?![0-7])))")
-"""An escape of an ASCII character decoded: ``\\u0073`` (JSON, JavaScript, Python), ``\\x73``,
-``\\163`` (octal). Only ASCII: a key's characters are, and a reading of ASCII text stays
-one byte a character, which ``str`` searches several times faster (``\\u00e9`` is left)."""
-PARTIAL_BACKSLASH = r"\\(?:u[0-9a-fA-F]{0,3}|x[0-9a-fA-F]?|[0-7]{1,2})?"
-"""An escape still arriving at the end of a streamed text (a regex, for ``\\Z`` after it)."""
-ESCAPE_MOST_CHARS = 6
-"""The most characters an escape takes for one character (``\\uXXXX``)."""
+_SLASH = r"\\\\?"  # (a JSON string inside a JSON string doubles each backslash)
+
+
+def _slashed(pair: str, code: str, wide: str, braced: str) -> str:
+    """The regex of a backslash escape (named groups: :func:`escaped_char`); a literal first."""
+    return (_SLASH + f"(?=[uUx0-7])(?:{pair}|u(?P<code>{code})|U(?P<wide>{wide})"
+            f"|u\\{{0{{0,2}}(?P<braced>{braced})\\}}|x(?P<byte>[0-7][0-9a-fA-F])"
+            r"|(?P<octal>1[0-7]{2}|0[0-7]{2}|[0-7]{1,2}(?![0-7])))")
+
+
+def _entity(hexa: str, decimal: str) -> str:
+    """The regex of an HTML numeric character reference (``&#x73;``, ``&#115;``)."""
+    return f"&#(?:[xX]0{{0,2}}(?P<hexa>{hexa})|0{{0,2}}(?P<decimal>{decimal}));"
+
+
+_PAIR = (r"u(?P<high>[dD][89abAB][0-9a-fA-F]{2})" + _SLASH
+         + r"u(?P<low>[dD][c-fC-F][0-9a-fA-F]{2})")
+_WIDE_SLASHED = _slashed(_PAIR, "[0-9a-fA-F]{4}", "000[0-9a-fA-F]{5}|0010[0-9a-fA-F]{4}",
+                         "[0-9a-fA-F]{1,5}")
+_WIDE_ENTITY = _entity("[0-9a-fA-F]{1,5}", "[0-9]{1,7}")
+BACKSLASH_ESCAPE = re.compile(_WIDE_SLASHED + "|" + _WIDE_ENTITY)
+"""An escape of one character decoded: JSON's, JavaScript's and Python's ``\\u0073`` (any
+character; a surrogate pair one), ``\\U00000073`` (Python, C), ``\\u{73}`` (JavaScript,
+Rust, Swift), each with its backslash doubled too (``\\\\u0073``: JSON in a JSON string);
+``\\x73`` and octal ``\\163`` of an ASCII character (a C byte above is not one); HTML's
+``&#x73;`` and ``&#115;``. A text with none (no backslash, no ``&#``) is read as it is."""
+_READ = {
+    True: (re.compile(_WIDE_SLASHED), re.compile(_WIDE_ENTITY)),
+    False: (re.compile(_slashed("(?!)(?P<high>)(?P<low>)", "00[0-7][0-9a-fA-F]",
+                                "000000[0-7][0-9a-fA-F]", "0{0,2}[0-7]?[0-9a-fA-F]")),
+            re.compile(_entity("0{0,2}[0-7]?[0-9a-fA-F]",
+                               "0{0,3}(?:1[01][0-9]|12[0-7]|[0-9]{1,2})"))),
+}
+"""What :class:`Unescaped` decodes, backslash escapes and HTML's apart (each regex starts with
+a literal: ``re`` skips to where one can start); of any character, or (``False``) of ASCII
+characters only: when no secret holds another (JSON of French text, ``\\u00e9``
+everywhere, is read as it is, and the reading of ASCII text stays ASCII: faster to search)."""
+PARTIAL_BACKSLASH = (
+    _SLASH + r"(?:u(?:[0-9a-fA-F]{0,3}|[dD][89abAB][0-9a-fA-F]{2}(?:" + _SLASH
+    + r"u?[0-9a-fA-F]{0,3})?|\{[0-9a-fA-F]{0,7})|U[0-9a-fA-F]{0,7}|x[0-9a-fA-F]?|[0-7]{1,2})?"
+    r"|\\|&(?:#(?:[xX][0-9a-fA-F]{0,7}|[0-9]{0,9}))?")
+"""An escape still arriving at the end of a streamed text (a regex, for ``\\Z`` after it);
+a surrogate pair's first half too."""
+ESCAPE_MOST_CHARS = 12
+"""The most characters an escape takes for a character of the BMP (``\\\\u{0000073}``)."""
+PAIR_MOST_CHARS = 16
+"""... and for one outside it (a surrogate pair, ``\\\\ud83d\\\\udd11``)."""
+
+
+def may_hold_escape(text: str) -> bool:
+    """True when ``text`` may hold a :data:`BACKSLASH_ESCAPE` (a ``memchr`` or two)."""
+    return "\\" in text or "&" in text and "&#" in text  # (one character: a memchr)
+
+
+def escape_most_chars(text: str) -> int:
+    """The most characters ``text`` takes written as escapes, each of its characters one."""
+    return sum(ESCAPE_MOST_CHARS if ord(ch) < 0x10000 else PAIR_MOST_CHARS for ch in text)
 
 
 def escaped_char(match: re.Match[str]) -> str:
-    """The character a :data:`BACKSLASH_ESCAPE` match stands for."""
-    code, byte, octal = match.groups()
-    if code is not None:
-        return chr(int(code, 16))
-    if byte is not None:
-        return chr(int(byte, 16))
-    return chr(int(octal, 8) & 0xFF)
+    """The character a :data:`BACKSLASH_ESCAPE` match (or one of :data:`_READ`'s) stands for."""
+    name = match.lastgroup  # (the one group that matched; of a surrogate pair, its second)
+    assert name is not None
+    digits = match.group(name)
+    if name == "low":
+        return chr(0x10000 + ((int(match.group("high"), 16) - 0xD800) << 10)
+                   + int(digits, 16) - 0xDC00)
+    if name == "octal":
+        return chr(int(digits, 8) & 0xFF)
+    value = int(digits, 10 if name == "decimal" else 16)
+    return chr(value) if value <= 0x10FFFF else "\ufffd"
 
 
 class Unescaped:
@@ -45,16 +103,20 @@ class Unescaped:
         text: The reading; ``text`` itself when it has no escape.
     """
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, *, wide: bool = False) -> None:
         self._at: list[int] = []  # index in the reading of each escape's character
         self._starts: list[int] = []  # where that escape starts and ends in ``text``
         self._ends: list[int] = []
         self.text = text
-        if "\\" not in text:
+        self._reversed: str | None = None  # the reading backwards (:meth:`_back`)
+        if not may_hold_escape(text):
             return
         pieces: list[str] = []
         pos = size = 0
-        for match in BACKSLASH_ESCAPE.finditer(text):
+        slashed, entity = _READ[wide]
+        found = [r.finditer(text) for r, mark in ((slashed, "\\"), (entity, "&")) if mark in text]
+        matches = found[0] if len(found) == 1 else heapq.merge(*found, key=lambda m: m.start())
+        for match in matches:  # (in order: the two kinds never overlap)
             size += match.start() - pos
             pieces += [text[pos:match.start()], escaped_char(match)]
             self._at.append(size)
@@ -82,24 +144,52 @@ class Unescaped:
         return at, at + 1
 
     def windows(self, margin: int) -> list[str]:
-        """The pieces of the reading within ``margin`` characters of a decoded escape.
+        """The pieces of the reading within ``margin`` solid characters of a decoded escape.
 
         A form found in the reading and not in ``text`` holds a decoded character; one at
-        most ``margin`` characters long lies in one of these pieces (neighbours merged).
+        most ``margin`` characters long, with any whitespace inside (the regex allows it
+        between any two characters), lies in one of these pieces: each reaches ``margin``
+        characters that are not whitespace either side of its escapes (neighbours merged).
+        Each stretch of the reading between two escapes is read at most twice: O(its length).
         """
+        text = self.text
+        solid = _solid(margin)
         pieces: list[str] = []
-        start = end = 0
+        start = last = -1
         for at in self._at:
-            if at - margin > end and end:  # (a gap: the piece so far ends)
-                pieces.append(self.text[start:end])
-                start = at - margin
-            elif not end:
-                start = max(0, at - margin)
-            end = at + margin + 1
-        if end:
-            pieces.append(self.text[start:end])
+            if last >= 0 and (at - last <= 2 * margin + 1 or _solid(2 * margin + 1, exact=True)
+                              .match(text, last + 1, at) is None):  # (the reaches meet)
+                last = at
+                continue
+            if last >= 0:
+                pieces.append(text[start:_reach(solid, text, last + 1)])
+            start, last = self._back(at, margin), at
+        if last >= 0:
+            pieces.append(text[start:_reach(solid, text, last + 1)])
         return pieces
+
+    def _back(self, at: int, margin: int) -> int:
+        """Where the reading's ``margin`` solid characters before index ``at`` start."""
+        if at <= margin:
+            return 0
+        if self._reversed is None:
+            self._reversed = self.text[::-1]
+        size = len(self.text)
+        return size - _reach(_solid(margin), self._reversed, size - at)
 
     def spans(self, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
         """``spans`` (in order, apart) of the reading as spans of ``text``, escapes and all."""
         return [(self._where(start)[0], self._where(end - 1)[1]) for start, end in spans]
+
+
+@functools.lru_cache(maxsize=8)
+def _solid(count: int, *, exact: bool = False) -> re.Pattern[str]:
+    """Up to (``exact``: just) ``count`` characters that are not whitespace, and those between."""
+    return re.compile(r"(?:\s*\S){" + ("" if exact else "0,") + f"{count}}}")
+
+
+def _reach(solid: re.Pattern[str], text: str, pos: int) -> int:
+    """Where :func:`_solid`'s characters read from ``pos`` on end."""
+    match = solid.match(text, pos)
+    assert match is not None  # (``{0,n}`` matches the empty text)
+    return match.end()

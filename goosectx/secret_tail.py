@@ -26,8 +26,8 @@ from goosectx.redaction_base64 import padded_base64
 from goosectx.redaction_check import TERMINAL_ESCAPE
 from goosectx.redaction_unescape import (
     BACKSLASH_ESCAPE,
-    ESCAPE_MOST_CHARS,
     PARTIAL_BACKSLASH,
+    escape_most_chars,
     escaped_char,
 )
 from goosectx.secret_names import MIN_SECRET_CHARS
@@ -41,6 +41,9 @@ form, all but its last two characters): shorter ones say too little to be taken 
 _ESCAPE = re.compile(r"%([0-9A-Fa-f]{2})|" + BACKSLASH_ESCAPE.pattern)
 """A ``%XX`` or a backslash escape (``\\u0073``, ``\\x73``, ``\\163``): one character read."""
 _PARTIAL_ESCAPE = re.compile(r"(?:%[0-9A-Fa-f]?|" + PARTIAL_BACKSLASH + r")\Z")
+_PARTIAL_PERCENT = re.compile(r"%[0-9A-Fa-f]?\Z")
+"""... once whitespace followed: ``%`` and its digits may be spread (the redactor allows it),
+a backslash escape or ``&#x73;`` may not (``Tom & `` is not held for an escape)."""
 _PARTIAL_SEQUENCE = re.compile(r"\x1b(?:\[[ -?]*|\][^\x00\x07\x1b]*\x1b?)?\Z")
 
 
@@ -66,9 +69,9 @@ class SecretTail:
         self._squeezed_most = max((sum(len(ch) if ch.isalnum() and f not in plain
                                        else 3 * len(ch.encode("utf-8", "surrogatepass"))
                                        for ch in f) for f in forms), default=0)
-        # or a secret's every character a backslash escape (``\\u0073``: 6 characters)
+        # or a secret's every character an escape (``\\u0073``, ``&#x73;``: up to 12, 16 a pair)
         self._squeezed_most = max(self._squeezed_most,
-                                  ESCAPE_MOST_CHARS * max(map(len, plain), default=0))
+                                  max(map(escape_most_chars, plain), default=0))
         self.window = 2 * self._squeezed_most
         """Characters at the end of a text that :meth:`start` looks at (whitespace in a
         form as much again as its characters)."""
@@ -97,8 +100,8 @@ class SecretTail:
         else:
             squeezed = "".join(text[cut:].split())[-self._squeezed_most:]
         tail = self._longest(squeezed)
-        if "%" in squeezed or "\\" in squeezed:
-            tail = max(tail, self._longest_decoded(squeezed))
+        if "%" in squeezed or "\\" in squeezed or "&" in squeezed:
+            tail = max(tail, self._longest_decoded(squeezed, closed=text[-1].isspace()))
         if not tail:
             return len(text)
         if where is not None:
@@ -121,9 +124,9 @@ class SecretTail:
         before = "".join(text[cut:end].split())
         chars, at = before + "".join(text[end:].split()), len(before)
         where: list[int] | None = None
-        if "%" in chars or "\x1b" in chars or "\\" in chars:
+        if "%" in chars or "\x1b" in chars or "\\" in chars or "&" in chars:
             chars, where = _squeezed(text, cut)
-            if "%" in chars or "\\" in chars:
+            if "%" in chars or "\\" in chars or "&" in chars:
                 chars, where = _decoded(chars, where)
             at = bisect.bisect_left(where, end)
         for match in self._starts.finditer(chars, max(0, at - self._longest_form + 1), at):
@@ -160,12 +163,13 @@ class SecretTail:
                 return n - match.start()
         return 0
 
-    def _longest_decoded(self, squeezed: str) -> int:
+    def _longest_decoded(self, squeezed: str, *, closed: bool = False) -> int:
         """:meth:`_longest` of ``squeezed`` with its ``%XX`` and backslash escapes decoded.
 
-        An escape cut short at its end is counted in: it may be the next character of a form.
+        An escape cut short at its end is counted in: it may be the next character of a form
+        (once whitespace followed, ``closed``, only a ``%``: :data:`_PARTIAL_PERCENT`).
         """
-        partial = _PARTIAL_ESCAPE.search(squeezed)
+        partial = (_PARTIAL_PERCENT if closed else _PARTIAL_ESCAPE).search(squeezed)
         whole = squeezed[:partial.start()] if partial else squeezed
         decoded: list[str] = []
         starts: list[int] = []  # index in ``whole`` of each decoded character

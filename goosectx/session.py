@@ -319,8 +319,16 @@ class Session:
 
     @property
     def display_name(self) -> str:
-        """The name, else the id."""
-        return self.name or self.id
+        """The name, else the id: a secret the process knows in the name reads ``redacted``.
+
+        A name stored before names were redacted (an older goosectx) may hold a key; each
+        notice that names the session draws it so (:func:`goosectx.redaction.redact_known`).
+        """
+        if not self.name:
+            return self.id
+        from goosectx.redaction import REDACTED, redact_known
+
+        return redact_known(self.name).replace(REDACTED, "redacted")
 
     def note_context_figure(self, tokens: int, is_estimate: bool) -> None:
         """Keep ``tokens`` as :attr:`SessionState.context_figure`, for the messages held now."""

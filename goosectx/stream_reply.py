@@ -27,11 +27,14 @@ from goosectx.providers.base import (
 )
 from goosectx.redaction import REDACTED
 from goosectx.redaction_fragments import fragments_of
-from goosectx.redaction_joined import after
+from goosectx.redaction_joined import after, crossing_cuts, turn_shares
 from goosectx.redaction_reply import without_shares
 from goosectx.secret_tail import SecretTail, settled_end
 
 _SPACE = re.compile(r"\s")
+_CHAIN_CHARS = 4096
+"""The most of the other part's text a part reads its next delta after (a key's forms and a
+word fit, with room)."""
 WRITING_INTERVAL_S = 0.25
 """Least time between two progress texts of a streaming tool call (and before the first)."""
 
@@ -59,8 +62,9 @@ def stream_reply(
     shown ``[REDACTED]``); ``streamed`` and ``reasoned`` still get the text as it arrived.
     A streaming tool call's progress text is redacted too (its name is the model's).
     ``shares`` (cleared) collects the raw pieces of a key the live deltas found across a join
-    of the answer and the reasoning, so what a cancel keeps is redacted as the finished reply
-    is (:func:`goosectx.redaction_reply.without_shares`).
+    of the answer and the reasoning, and each part's pieces of a key that took turns between
+    them (:func:`goosectx.redaction_joined.turn_shares`), so what a cancel keeps is redacted
+    as the finished reply is (:func:`goosectx.redaction_reply.without_shares`).
 
     Raises:
         MalformedModelReply: the stream ended without a final response.
@@ -77,10 +81,13 @@ def stream_reply(
     found = shares if shares is not None else []
     found.clear()
     answer, reasoning = _Settled(redact, found), _Settled(redact, found)
+    turns: list[tuple[bool, str]] = []  # (reasoning?, text) as they arrived, when redacting
     try:
         for item in stream:
             if isinstance(item, TextDelta):
                 streamed.append(item.text)
+                if redact is not None:
+                    turns.append((False, item.text))
                 if shown := reasoning.pause():  # the reasoning paused: its rest comes first
                     yield ReasoningDelta(shown)
                 answer.follow(reasoning)  # (a key's start it held may go on in the answer)
@@ -89,6 +96,8 @@ def stream_reply(
             elif isinstance(item, ThinkingDelta):
                 if reasoned is not None:
                     reasoned.append(item.text)
+                if redact is not None:
+                    turns.append((True, item.text))
                 if shown := answer.pause():  # (the rare text before reasoning: in order)
                     yield MessageDelta(shown)
                 reasoning.follow(answer)
@@ -109,12 +118,16 @@ def stream_reply(
     except (Exception, KeyboardInterrupt):  # a cancel or an error: what was held back is
         # shown before it ends (a Ctrl-C raised here too: the word it cut is not lost)
         yield from _ended(reasoning, answer)
+        if redact is not None:
+            found += turn_shares(turns, redact)
         raise
     finally:
         close = getattr(stream, "close", None)
         if close is not None:
             close()
     yield from _ended(reasoning, answer)
+    if redact is not None:
+        found += turn_shares(turns, redact)
     if final is None:
         raise MalformedModelReply("the model's stream ended without a reply")
     message = without_shares(unique_call_ids(final.message), found)
@@ -159,19 +172,32 @@ class _Settled:
         self._long = False  # in a word too long to wait for: passed on as it comes
         self._shown_chars = 0  # the first characters of ``_held`` were shown (a pause) …
         self._shown = ""  # … as this
+        self._offered: str | None = None  # the other part's lead and held text (follow)
 
     def follow(self, other: _Settled) -> None:
-        """Go on after ``other``: what it holds (its last delta was the last) leads this text."""
+        """Go on after ``other``: what it holds (its last delta was the last) leads this text.
+
+        With its lead: the text it holds then reads on from that (the stream's order), however
+        many times the parts took turns since a text was passed on. When this part holds
+        text itself, that order is offered to the next delta (:meth:`_rebased`).
+        """
         if not other._last:
             return
         other._last = False
-        if not self._held and self._redact is not None:
-            self._lead = other._held
+        if self._redact is None:
+            return
+        chain = (other._lead + other._held)[-_CHAIN_CHARS:]
+        if not self._held:
+            self._lead = chain
+        else:
+            self._offered = chain
 
     def feed(self, text: str) -> str:
         self._last = True
         if self._redact is None:
             return text
+        if self._offered is not None:
+            self._rebased(self._offered, text)
         pending = self._held + text
         self._long = self._long and _SPACE.search(text) is None
         lead = self._lead
@@ -188,6 +214,26 @@ class _Settled:
         redacted = self._clean(after(lead, settled, self._redact, self.shares) if lead
                                else self._redact(settled))
         return self._past_shown(settled, redacted, reset=True)
+
+    def _rebased(self, chain: str, text: str) -> None:
+        """Read ``text`` after ``chain`` (the stream's order) when a key runs on from it.
+
+        This part held text when the other one took its turn (shown by :meth:`pause`); the
+        other's text then went on from it (``chain``: its lead and its held text). A key
+        whose pieces took turns between the parts (each too short to say anything) runs
+        from ``chain`` into ``text``: what this part held is dropped as shown, and ``chain``
+        leads ``text``. Otherwise ``text`` goes on after what this part held (a key split
+        by the other part's words).
+        """
+        self._offered = None
+        assert self._redact is not None
+        if not self._held or not chain or self._tail is None:
+            return
+        if (self._tail.start(chain + text) >= len(chain)
+                and not crossing_cuts((chain, text), self._redact)):
+            return
+        self._held, self._lead, self._long = "", chain, False
+        self._shown_chars, self._shown = 0, ""
 
     def pause(self) -> str:
         """The other part begins: what was held, redacted (a key's start too), still held."""

@@ -64,8 +64,15 @@ def session_ref(session: Session) -> str:
 
 
 def ref_of(name: str | None, session_id: str) -> str:
-    """:func:`session_ref` of a session's name and id (a listed row, a loaded session)."""
-    if name and name_problem(name) is None and one_line_safe(name) == name:
+    """:func:`session_ref` of a session's name and id (a listed row, a loaded session).
+
+    The id for a name that holds a secret the process knows (stored before names were
+    redacted): a hint would show it.
+    """
+    from goosectx.redaction import redact_known
+
+    if (name and name_problem(name) is None and one_line_safe(name) == name
+            and redact_known(name) == name):
         return name
     return session_id
 

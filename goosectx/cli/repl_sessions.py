@@ -22,7 +22,8 @@ from goosectx.cli.model_choice import choose_model
 from goosectx.cli.resume_load import BACKGROUND_FROM
 from goosectx.cli.resume_tail import draw_resumed
 from goosectx.cli.sanitize import one_line_safe, terminal_safe
-from goosectx.cli.sessions_list import NEWEST_IN_REPL, damaged_note, print_session_table
+from goosectx.cli.sessions_list import NEWEST_IN_REPL, damaged_note, named, print_session_table
+from goosectx.cli.sessions_names import names_shown
 from goosectx.cli.start_warnings import start_warnings
 from goosectx.errors import GoosectxError, SessionNotFound, UsageError
 from goosectx.recorder import DraftRedact, SessionRecorder
@@ -30,6 +31,11 @@ from goosectx.session import Session
 
 if TYPE_CHECKING:
     from goosectx.cli.repl import Repl
+
+
+def _shown(repl: Repl, session: Session) -> str:
+    """``session``'s name as drawn (a key of this run in it reads ``redacted``), else its id."""
+    return names_shown(repl.settings)(session.name) or session.id
 
 
 def show_sessions(repl: Repl) -> None:
@@ -58,8 +64,11 @@ def resume_choices(repl: Repl) -> list[tuple[str, str, str]]:
         rows = repl.store.list_sessions()
     except GoosectxError:
         return []
-    return [(ref_of(r.name, r.id), one_line_safe(r.name or r.id), r.title or "")
-            for r in rows if r.id != repl.session.id]
+    names = [r.name for r in rows]
+    rows = named(rows, repl.settings)  # (a name holding a key reads redacted: the id goes in)
+    return [(ref_of(r.name, r.id) if r.name == held else r.id, one_line_safe(r.name or r.id),
+             r.title or "") for r, held in zip(rows, names, strict=True)
+            if r.id != repl.session.id]
 
 
 def resume(repl: Repl, ref: str) -> None:
@@ -78,7 +87,7 @@ def resume(repl: Repl, ref: str) -> None:
                 else "/sessions lists them; e.g. /resume bugfix")
         raise SessionNotFound(exc.message, hint, exc.suggestion) from None
     if target == repl.session.id:
-        repl.renderer.notice(f"already in session {one_line_safe(repl.session.display_name)}")
+        repl.renderer.notice(f"already in session {one_line_safe(_shown(repl, repl.session))}")
         return
     opened = repl.opened
     if opened is None:
@@ -98,8 +107,8 @@ def resume(repl: Repl, ref: str) -> None:
     else:
         opened.lock.release()
     opened.session, opened.lock, opened.resumed = session, lock, True
-    left = (f"saved {one_line_safe(old.display_name)}" if kept
-            else f"left {one_line_safe(old.display_name)} (nothing to save)")
+    left = (f"saved {one_line_safe(_shown(repl, old))}" if kept
+            else f"left {one_line_safe(_shown(repl, old))} (nothing to save)")
     # The mode `goosectx --resume` would start it in (a session left in chat mode is not
     # driven in this one's auto mode); the new agent is built with it.
     choice = choose_mode(repl.settings, repl.mode_flag, session)
@@ -110,7 +119,7 @@ def resume(repl: Repl, ref: str) -> None:
     repl.model_choice, repl._model_override = model, model.model
     _switch(repl, session)
     repl.renderer.notice(terminal_safe(
-        f"{left} · resumed {one_line_safe(session.display_name)}"
+        f"{left} · resumed {one_line_safe(_shown(repl, session))}"
         + (f" ({session.title})" if session.title else "")
         + f" · {plural(len(session.conversation), 'message')}"
         + (f" · mode {choice.mode}" + (" (restored from this session)" if choice.restored

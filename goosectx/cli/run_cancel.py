@@ -102,5 +102,5 @@ def _result(out: TextIO, output_format: str, code: int, opened: OpenSession | No
     session = opened.session if opened is not None else None
     write_start_result(output_format, out, cancelled_result(
         code, session_id=session.id if session else None,
-        session_name=session.name if session else None,
+        session_name=session.display_name if session and session.name else None,
         messages=[message.to_dict()] if message is not None else None))

@@ -48,7 +48,7 @@ from goosectx.cli.run_output import (
 )
 from goosectx.cli.run_task_input import scrub_piped, slash_task, task_mentions, with_piped
 from goosectx.cli.sanitize import one_line_safe, terminal_safe
-from goosectx.cli.sessions_names import secret_free_name
+from goosectx.cli.sessions_names import names_shown, secret_free_name
 from goosectx.cli.slash import is_command_line
 from goosectx.cli.start_warnings import NEW_IN_RUN, nothing_to_continue, start_warnings
 from goosectx.cli.task_input import is_piped, read_piped, read_task
@@ -217,7 +217,8 @@ def run_task(
         if note:
             stderr.write(terminal_safe(f"goosectx: note: {note}\n"))
         output.start({"type": "session_started", "session_id": opened.session.id,
-                      "session_name": opened.session.name, "resumed": opened.resumed,
+                      "session_name": names_shown(settings)(opened.session.name),
+                      "resumed": opened.resumed,
                       "model": model_name, "approval_mode": approval_mode,
                       "working_dir": str(opened.session.working_dir)})
         cancel = threading.Event()
@@ -229,7 +230,8 @@ def run_task(
         finished = drive(agent.reply(task, cancel=cancel, attachments=files, sent=sent),
                           cancel, opened, output, agent)
         status, error = finished.status, finished.error
-        output.finish(_summary(opened.session.id, opened.session.name, finished))
+        output.finish(_summary(opened.session.id, names_shown(settings)(opened.session.name),
+                               finished))
         if status == "error":
             stderr.write(f"goosectx: error: {terminal_safe(error or '')}\n")
         elif status == "cancelled":
@@ -319,7 +321,7 @@ def paused_note(opened: OpenSession) -> str | None:
         return None  # compaction shrinks it, and its own notice named the fix
     why = ("a compaction was undone" if state.paused_by_undo
            else state.pause_reason or "the last compaction did not shrink the context")
-    ref = opened.session.name or opened.session.id
+    ref = session_ref(opened.session)  # (its id when the name holds a key)
     return (f"auto-compaction is paused for this session ({why}); goosectx compact {ref} "
             "compacts it and lifts the pause")
 

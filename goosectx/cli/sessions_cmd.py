@@ -22,6 +22,7 @@ from goosectx.cli.sanitize import (
     terminal_safe,
     terminal_safe_utf8,
 )
+from goosectx.cli.sessions_names import names_shown
 from goosectx.errors import GoosectxError, UsageError
 
 if TYPE_CHECKING:
@@ -95,8 +96,8 @@ def show_session(settings: Settings, ref: str, *, agent: bool, skip_damaged: boo
         if holder is not None and seen:
             seen[-1:] = list(live_draft(seen[-1:], holder, writing))
         view = Session(
-            session.id, session.name, session.working_dir, session.model, session.created,
-            session.updated,
+            session.id, names_shown(settings)(session.name), session.working_dir, session.model,
+            session.created, session.updated,
             Conversation([m.with_metadata(user_visible=True) for m in seen]),
             damaged_times=session.damaged_times,
         )
@@ -111,6 +112,7 @@ def show_session(settings: Settings, ref: str, *, agent: bool, skip_damaged: boo
     try:
         holder = store.lock_holder(session_id)
         header = store.load_header(session_id, lenient_times=True)
+        header.name = names_shown(settings)(header.name)  # (read only: never saved)
         _warn_damaged_times(header)
         messages = store.iter_messages_plain(session_id, damaged, unreadable, lost)
         writing = {}
@@ -290,6 +292,7 @@ def export_session(settings: Settings, ref: str, *, fmt: str, output: Path | Non
     others = 0  # other hard links of the file replaced
     try:
         header = store.load_header(session_id, lenient_times=True)
+        header.name = names_shown(settings)(header.name)  # (read only: never saved)
         _warn_damaged_times(header)
         read: _Counted[Any] = _Counted(
             store.iter_messages_json(session_id, damaged, unreadable, lost) if fmt == "json"
@@ -342,7 +345,8 @@ def remove_session(settings: Settings, ref: str, *, yes: bool) -> None:
     store, session_id = resolve_session(settings, ref)
     try:
         try:
-            shown = store.load_header(session_id).display_name
+            header = store.load_header(session_id)
+            shown = names_shown(settings)(header.name) or header.id
         except StoreCorrupt:
             shown = session_id  # its session row does not parse: removing it is the fix
         if not yes:
@@ -390,7 +394,8 @@ def rename_session(settings: Settings, ref: str, new_name: str) -> None:
                          f"at most {NAME_MAX_CHARS} characters, e.g. fix-login")
     store, session_id = resolve_session(settings, ref)
     try:
-        shown = store.load_header(session_id).display_name
+        header = store.load_header(session_id)
+        shown = names_shown(settings)(header.name) or header.id
         with store.lock(session_id):
             store.rename(session_id, new_name)
     finally:

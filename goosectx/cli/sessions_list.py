@@ -10,15 +10,16 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from rich.console import Console
 
 from goosectx.cli.common import open_store
 from goosectx.cli.safe_console import safe_console
 from goosectx.cli.sanitize import one_line_safe, terminal_safe
+from goosectx.cli.sessions_names import names_shown
 from goosectx.cli.table_fit import print_table
 from goosectx.config import DEFAULT_CONTEXT_LIMIT_TOKENS, Settings
 from goosectx.errors import StoreError
@@ -154,7 +155,8 @@ def list_sessions(settings: Settings, *, as_json: bool) -> None:
     the working dir (JSON adds model and creation time). A session whose stored times do not
     parse is listed with ``?`` (JSON: ``null``) and named on stderr with the fix.
     """
-    rows: list[SessionSummary] = _read(settings, SessionStore.list_sessions) or []
+    rows: list[SessionSummary] = named(_read(settings, SessionStore.list_sessions) or [],
+                                       settings)
     if as_json:
         limits: dict[str | None, ContextLimit] = {}
         contexts = [listed_context(r, settings, limits) for r in rows]
@@ -198,6 +200,7 @@ def print_session_table(console: Console, rows: Sequence[SessionSummary], *,
     """
     header = ("id", "name", "title", "source", "updated", "messages", "context", "working dir")
     limits: dict[str | None, ContextLimit] = {}
+    rows = named(rows, settings)  # (the REPL's rows too)
     table_rows = [
         tuple(one_line_safe(cell) for cell in (
             ("* " if r.id == current else "") + r.id, _listed_name(r.name), r.title or "",
@@ -209,6 +212,24 @@ def print_session_table(console: Console, rows: Sequence[SessionSummary], *,
                 paths=("working dir",), cut=("name",), whole=("id",),
                 drop=("source", "context", "messages", "updated", "working dir"),
                 all_columns="goosectx sessions list --json")
+
+
+_Named = TypeVar("_Named", SessionSummary, SearchHit)
+
+
+def named(rows: Sequence[_Named], settings: Settings) -> list[_Named]:
+    """``rows`` with each name as it is drawn: a key of this run in one reads ``redacted``.
+
+    A name stored before names were redacted (:func:`~goosectx.cli.sessions_names.names_shown`).
+    """
+    if not any(r.name for r in rows):
+        return list(rows)
+    shown = names_shown(settings)
+    out = []
+    for r in rows:
+        name = shown(r.name)
+        out.append(r if name == r.name else replace(r, name=name))
+    return out
 
 
 def _listed_name(name: str | None) -> str:
@@ -228,7 +249,8 @@ def search_sessions(settings: Settings, text: str, *, as_json: bool, limit: int 
         StoreError: this SQLite has no FTS5.
     """
     match_query(text)  # no words: said before anything is read or indexed
-    hits: list[SearchHit] = _read(settings, lambda s: _search(s, text, limit)) or []
+    hits: list[SearchHit] = named(_read(settings, lambda s: _search(s, text, limit)) or [],
+                                  settings)
     if as_json:
         print(json.dumps([
             {"id": h.session_id, "name": h.name, "title": h.title, "in_name": h.in_name,

@@ -4,12 +4,14 @@
 show it in ``sessions list`` and ``sessions search``: a name that held a secret's value (a key
 pasted with it, ``"x$OPENAI_API_KEY"``) reads ``redacted`` there, as an imported one does
 (README, "Security"; :func:`goosectx.cli.import_secrets.secret_free_name`), with a note on
-stderr. See docs/architecture.md §2 (redaction).
+stderr. A name stored before that is drawn so (:func:`names_shown`). See
+docs/architecture.md §2 (redaction).
 """
 
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from goosectx.cli.sanitize import one_line_safe
@@ -35,3 +37,22 @@ def secret_free_name(settings: Settings, name: str) -> str:
             f"the session name: it reads {clean!r}") + "\n")
         sys.stderr.flush()
     return clean
+
+
+def names_shown(settings: Settings) -> Callable[[str | None], str | None]:
+    """How a stored session name is drawn: each secret of this run read ``redacted``.
+
+    A name stored before names were redacted (an older goosectx) may still hold a key:
+    ``sessions list``, ``search``, ``show``, the exports and the REPL draw it as
+    :func:`secret_free_name` would have stored it (no note). One redactor for the names of
+    a command; a name without a key is given back as it is.
+    """
+    from goosectx.cli.import_secrets import secret_free_name as readable
+    from goosectx.env_secrets import make_redactor
+
+    redact = make_redactor(settings)
+
+    def shown(name: str | None) -> str | None:
+        return readable(redact(name)) if name else name
+
+    return shown
