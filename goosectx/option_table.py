@@ -220,8 +220,11 @@ OPTIONS: dict[str, tuple[Option, ...]] = {
 }
 """Per program (or ``"program subcommand"``), its options that do what its words do not show."""
 _CACHE = frozenset({"--cache", "--cache-strategy"})
+_TAR_KNOWN = frozenset({"--file"})
+"""``tar --file=A`` names the archive: no prefix of ``--files-from``."""
 KNOWN: dict[str, frozenset[str]] = {"pytest": _PYTEST_KNOWN, "py.test": _PYTEST_KNOWN,
-                                    "eslint": _CACHE, "prettier": _CACHE}
+                                    "eslint": _CACHE, "prettier": _CACHE, "tar": _TAR_KNOWN,
+                                    "gtar": _TAR_KNOWN, "bsdtar": _TAR_KNOWN}
 """Per program, its option strings that, written whole, are themselves and no prefix of
 another (getopt and argparse take an exact match first)."""
 _PYTHON = re.compile(r"python[0-9.]*")

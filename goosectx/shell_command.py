@@ -6,7 +6,7 @@ that a rule is matched against: the text as written, and the command after the s
 unquoting (``r''m`` → ``rm``), without leading ``VAR=value`` assignments, with a program given
 by path reduced to its name (``/bin/rm`` → ``rm``) and with well-known wrappers removed
 (``command``, ``env``, ``sudo``, ``nice``, ``timeout 5``, ``xargs``, ``jobs -x`` …;
-a ``--long`` option read both as a flag and as taking the next word:
+an unknown ``--long`` option read both as a flag and as taking the next word:
 :mod:`goosectx.shell_unwrap`); the string of
 ``bash -c STRING``, ``env -S STRING``, ``eval``, ``trap``, ``compgen -C``, ``flock -c``,
 ``sg GROUP STRING`` is split and matched as commands of its own (``find -exec``, ``fd -x``,

@@ -58,6 +58,7 @@ def test_the_approval_question_says_why(args: list[str], said: str) -> None:
 @pytest.mark.parametrize("command", [
     "tar -tf x.tar", "tar -tf x.tar.gz -I gzip", "tar -tf x.tar --index-file=/dev/stdout",
     "tar -tf ./a:b.tar", "tar -tf x.tar --force-local -f a:b.tar", "tar -tf src/x.tar docs",
+    "tar -tf x.tar --file=y.tar",  # --file itself, no prefix of --files-from
 ])
 def test_plain_listing_still_runs(tmp_path: Path, command: str) -> None:
     action, reason = _verdict(tmp_path, command)

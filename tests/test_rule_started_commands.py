@@ -135,3 +135,18 @@ def test_a_command_variable_env_sets_for_the_program_it_runs_needs_a_rule(work: 
                        "shell(env*),shell(git*)")
     assert verdict.action == "ask", verdict.reason
     assert _verdict(work, "export EDITOR=nano", "shell(export*)").action == "run"
+
+
+@pytest.mark.parametrize(("command", "expected"), [
+    ("timeout --signal KILL 5 pytest -q", "run"), ("timeout --foreground 60 pytest -q", "run"),
+    ("timeout --sig KILL 5 pytest", "run"), ("timeout --foreground 60 rm -rf src", "ask"),
+    ("timeout --kill-after 3 60 rm -rf src", "ask"), ("env --chdir src pytest", "run"),
+    ("env --chdir src rm -rf x", "ask"), ("find src -print0 | xargs --null wc -l", "run"),
+    ("find src | xargs --max-args 1 rm", "ask"),
+])
+def test_a_wrappers_known_long_options_are_read_one_way(work: Path, command: str,
+                                                        expected: str) -> None:
+    """``timeout --foreground 60 pytest -q`` runs ``pytest``, not ``-q`` after a duration."""
+    rules = "shell(timeout*),shell(pytest*),shell(env*),shell(find*),shell(xargs*),shell(wc*)"
+    verdict = _verdict(work, command, rules)
+    assert verdict.action == expected, (command, verdict.reason)
