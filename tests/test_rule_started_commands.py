@@ -61,6 +61,9 @@ ASKED = [
     ("rg --pre rm x", "shell(rg*)", "rg --pre runs rm"),
     ("bash -c 'rm -rf src'", "shell(bash*)", "bash runs rm"),
     ("timeout 60 pytest -q; rm -rf src", "shell(timeout*),shell(pytest*)", "rm"),
+    ("watch -n1 rm -rf src", "shell(watch*)", "watch runs rm"),
+    ("git -c alias.x='!rm -rf src' x", "shell(git*)", "git runs rm"),
+    ("tar -xf x.tar --to-command='rm victim'", "shell(tar*)", "tar runs rm"),
 ]
 
 
@@ -96,6 +99,8 @@ EVERYDAY = [
     ("fd -e py -x wc -l", "shell(fd*),shell(wc*)"),
     ("command -v python3", "shell(command*)"),
     ("git status", "shell(git status*)"),
+    ("watch -n1 git status", "shell(watch*),shell(git status*)"),
+    ("git -c color.ui=always log", "shell(git*)"),
 ]
 
 
