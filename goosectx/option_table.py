@@ -131,8 +131,14 @@ _PYTEST = (Option(Does.WRITES, letters="o", valued="kmcpWrn", longs=(
 """pytest options naming a file or dir it writes or empties (``--basetemp`` is deleted first),
 or (``--override-ini``, ``-o``) an ini value that may (``cache_dir``, ``junit_…``); ``@F``
 reads more arguments from F (pytest 8.2+), which may be any of these."""
-_TAR = (Option(Does.LIST, longs=("--files-from",), letters="T", valued="fCbgHIKLNVX",
-               bare=True),)
+TAR_VALUED = "fCbgHIKLNVX"
+"""tar's short options that take a value (``-f ARCHIVE``, ``-I PROG``, ``-C DIR`` …)."""
+_TAR = (Option(Does.LIST, longs=("--files-from",), letters="T", valued=TAR_VALUED, bare=True),
+        Option(Does.OUTPUT, longs=("--index-file", "--volno-file")))
+"""``tar -T LIST``; ``--index-file=F`` writes the listing (verbose output) to F,
+``--volno-file=F`` the volume number. The programs tar runs (``-I``, ``--checkpoint-action``,
+``--rsh-command``, ``-F``) are command lines of their own (``shell_options.option_commands``),
+a ``HOST:FILE`` archive: :func:`goosectx.option_values.tar_remote_archive`."""
 _FILES0 = (Option(Does.LIST, longs=("--files0-from",)),)
 _CHECKSUMS = (Option(Does.LIST, longs=("--check",), letters="c"),)
 """``md5sum -c SUMS``: reads (and reports on) every file the list names."""
@@ -214,8 +220,11 @@ OPTIONS: dict[str, tuple[Option, ...]] = {
 }
 """Per program (or ``"program subcommand"``), its options that do what its words do not show."""
 _CACHE = frozenset({"--cache", "--cache-strategy"})
+_TAR_KNOWN = frozenset({"--file"})
+"""``tar --file=A`` names the archive: no prefix of ``--files-from``."""
 KNOWN: dict[str, frozenset[str]] = {"pytest": _PYTEST_KNOWN, "py.test": _PYTEST_KNOWN,
-                                    "eslint": _CACHE, "prettier": _CACHE}
+                                    "eslint": _CACHE, "prettier": _CACHE, "tar": _TAR_KNOWN,
+                                    "gtar": _TAR_KNOWN, "bsdtar": _TAR_KNOWN}
 """Per program, its option strings that, written whole, are themselves and no prefix of
 another (getopt and argparse take an exact match first)."""
 _PYTHON = re.compile(r"python[0-9.]*")

@@ -27,8 +27,8 @@ from __future__ import annotations
 import re
 import shlex
 
-from goosectx.option_table import KNOWN, table_name
-from goosectx.shell_options import long_option, option_value
+from goosectx.option_table import KNOWN, TAR_VALUED, table_name
+from goosectx.shell_options import long_option, option_value, short_value
 
 _PLAIN = re.compile(r"[a-z0-9_+-]+(?:,[a-z0-9_+-]+)*|\d+\.\d+")
 """A value that names no file a plugin may write: a lowercase word, a list of them, a number."""
@@ -52,6 +52,8 @@ def option_values(name: str, args: list[str]) -> str | None:
         return ruff_settings(args)
     if name == "sort":
         return sort_compressor(args)
+    if name in ("tar", "gtar"):
+        return tar_remote_archive(args)
     if name in ("make", "gmake"):
         return make_settings(name, args)
     if name in ("npm", "pnpm", "yarn", "npx"):
@@ -270,6 +272,42 @@ def sort_compressor(args: list[str]) -> str | None:
         if program not in _COMPRESSORS:
             return (f"sort --compress-program={program} runs {program or 'a program'} on "
                     "sort's data, which it may run as a program")
+    return None
+
+
+def tar_remote_archive(args: list[str]) -> str | None:
+    """Why GNU tar's archive ``HOST:FILE`` makes it run a remote shell, or ``None``.
+
+    A colon before any ``/`` names a remote archive (``-f host:x.tar``, ``--file=u@h:/x``):
+    tar runs ``rsh``/``ssh`` (or ``--rsh-command``) to reach the host, unless ``--force-local``.
+    The archive is ``-f``'s value in a cluster (``-tvf A``), ``--file``'s, or, in the old
+    style (``tar tf A``), the word after the cluster that ``f`` takes.
+    """
+    archives: list[str] = []
+    i = 0
+    while i < len(args):
+        word = args[i]
+        if word == "--" or long_option(word, "--force-local"):
+            return None if word != "--" else _remote(archives)
+        if word == "--file" or word.startswith("--file="):
+            archives += filter(None, [option_value(args, i, ("--file",))])
+        elif i == 0 and word[:1] != "-" and "f" in word:  # tar tf A: values in letter order
+            values = [c for c in word if c in TAR_VALUED]
+            archives += args[1 + values.index("f"):2 + values.index("f")]
+        elif word[:1] == "-" and word[:2] != "--":
+            short = short_value(args, i, TAR_VALUED)
+            archives += [short.value] if short.letter == "f" and short.value else []
+            i = short.next
+            continue
+        i += 1
+    return _remote(archives)
+
+
+def _remote(archives: list[str]) -> str | None:
+    for archive in archives:
+        if ":" in archive.split("/", 1)[0]:
+            return (f"tar's archive {archive} is on another host: tar runs a remote shell "
+                    "(rsh/ssh) to reach it")
     return None
 
 

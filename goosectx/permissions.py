@@ -179,6 +179,9 @@ class RuleMatch:
             cover the others.
         beyond: With no verdict, when an awk or sed call does more than an allow rule may
             cover: why (:attr:`goosectx.shell_command.CommandForms.beyond`).
+        starter: With :attr:`uncovered`, what starts it when it is a command a covered
+            wrapper runs (``find -exec`` for ``rm`` of ``find . -exec rm {} +`` under
+            ``shell(find*)``), ``None`` for a part of the line.
     """
 
     kind: RuleKind | None
@@ -186,6 +189,7 @@ class RuleMatch:
     unreadable: str | None = None
     uncovered: str | None = None
     beyond: str | None = None
+    starter: str | None = None
 
 
 CANNOT_CHECK = "which the deny and ask rules cannot check"
@@ -219,7 +223,9 @@ def match_rules(rules: PermissionRules, tool_name: str, arguments: Mapping[str, 
     matches an ask rule, else ask when a shell part is one the rules cannot read, or computes
     an argument of a program a shell deny/ask rule names (:func:`_unreadable`), else allow
     when EVERY part's unquoted form (as the shell reads it, wrappers and assignments kept)
-    matches an allow rule and every part is one the rules can read; otherwise no verdict.
+    matches an allow rule, so does every command a wrapper in it starts
+    (:attr:`CommandForms.started`: ``shell(find*)`` covers ``find``, not the ``rm`` of its
+    ``-exec``), and every part is one the rules can read; otherwise no verdict.
     """
     subjects = call_subjects(tool_name, arguments, working_dir) or [CommandForms(("",), "")]
     for kind in ("deny", "ask"):
@@ -235,22 +241,26 @@ def match_rules(rules: PermissionRules, tool_name: str, arguments: Mapping[str, 
     why = _unreadable(rules, subjects) if tool_name == "shell" else None
     if why is not None:
         return RuleMatch("ask", unreadable=why)
-    readable = [subject.words for subject in subjects if subject.words is not None]
+    readable = [(subject.words, subject.started) for subject in subjects
+                if subject.words is not None]
     if len(readable) < len(subjects):  # the rules cannot read a part: never allowed by a rule
         return RuleMatch(None, beyond=next((s.beyond for s in subjects if s.beyond), None))
     if len(subjects) > 1 and (line := _line_rules(rules.allow, tool_name, arguments)):
         return RuleMatch("allow", line)  # shell(npm test 2>&1 | tail -20): the very line
     allowed: list[str] = []
-    uncovered: list[str] = []
-    for words in readable:
-        hits = [hit for hit in matching_rules(rules.allow, tool_name, (words,))
-                if not in_place_unnamed(hit, words)]  # sed -n -i 1p f under shell(sed -n*)
-        if not hits:
-            uncovered.append(words)
-        allowed += hits
-    if uncovered:  # grep -rn x src | sort under shell(grep*): the question names `sort`
-        return RuleMatch(None, tuple(dict.fromkeys(allowed)),
-                         uncovered=uncovered[0] if allowed else None)
+    uncovered: list[tuple[str, str | None]] = []
+    for words, started in readable:
+        for starter, form in [(None, words), *started]:  # env rm x: `env`, then `rm x`
+            hits = [hit for hit in matching_rules(rules.allow, tool_name, (form,))
+                    if not in_place_unnamed(hit, form)]  # sed -n -i 1p f under shell(sed -n*)
+            if not hits:
+                uncovered.append((form if starter is None else form.split(" ", 1)[0], starter))
+            allowed += hits
+    if uncovered and allowed:  # grep -rn x src | sort under shell(grep*): the question names `sort`
+        return RuleMatch(None, tuple(dict.fromkeys(allowed)), uncovered=uncovered[0][0],
+                         starter=uncovered[0][1])
+    if uncovered:
+        return RuleMatch(None)
     return RuleMatch("allow", tuple(dict.fromkeys(allowed)))
 
 

@@ -6,7 +6,7 @@ that a rule is matched against: the text as written, and the command after the s
 unquoting (``r''m`` → ``rm``), without leading ``VAR=value`` assignments, with a program given
 by path reduced to its name (``/bin/rm`` → ``rm``) and with well-known wrappers removed
 (``command``, ``env``, ``sudo``, ``nice``, ``timeout 5``, ``xargs``, ``jobs -x`` …;
-a ``--long`` option read both as a flag and as taking the next word:
+an unknown ``--long`` option read both as a flag and as taking the next word:
 :mod:`goosectx.shell_unwrap`); the string of
 ``bash -c STRING``, ``env -S STRING``, ``eval``, ``trap``, ``compgen -C``, ``flock -c``,
 ``sg GROUP STRING`` is split and matched as commands of its own (``find -exec``, ``fd -x``,
@@ -33,7 +33,7 @@ from itertools import takewhile
 from goosectx.awk_program import AWK, awk_beyond, awk_commands
 from goosectx.sed_script import SED, sed_beyond
 from goosectx.shell_arith import arithmetic_reason
-from goosectx.shell_assign import binds_name, evaluated_operand
+from goosectx.shell_assign import DECLARATIONS, binds_name, evaluated_operand
 from goosectx.shell_builtins import (
     SHELLS,
     builtin_lines,
@@ -115,6 +115,10 @@ class CommandForms:
             ``env -S`` …), for the path checks to read (:mod:`goosectx.shell_dirs`).
         beyond: Why an awk or sed in it does more than read and print (``awk's program runs a
             command (system, a pipe)``), for the question to say; ``None``: none does.
+        started: Each command a wrapper, ``find -exec``, ``fd -x``, ``xargs``, a shell's
+            ``-c`` string … starts, as ``(what starts it, its unquoted form)``
+            (``("find -exec", "rm -rf {}")``): an allow rule covers the command only when
+            each of these matches an allow rule too (a wrapper's rule covers the wrapper only).
     """
 
     all: tuple[str, ...]
@@ -125,6 +129,7 @@ class CommandForms:
     maybe: tuple[str, ...] = ()
     inner: tuple[str, ...] = ()
     beyond: str | None = None
+    started: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(slots=True)
@@ -140,6 +145,7 @@ class _Reading:
     reparsed: list[str] = field(default_factory=list)  # eval "X=$Y": no exemption in them
     inner: list[str] = field(default_factory=list)  # every inner line (bash -c $'…' decoded)
     beyond: list[str] = field(default_factory=list)  # awk / sed beyond what a rule covers
+    started: list[tuple[str, str]] = field(default_factory=list)  # CommandForms.started
 
 
 def _computed(word: Word) -> bool:
@@ -165,10 +171,22 @@ def command_forms(part: Part, line: str = "") -> CommandForms:
     text = "\n".join([unexpanded(line) or part.text, *r.inner])
     r.reasons += filter(None, [arithmetic_reason(text)])
     unreadable = r.reasons[0] if r.reasons else None
-    allow = None if unreadable or r.beyond else " ".join(_shown(w.value) for w in words)
+    allow = None if unreadable or r.beyond else _allow_form(words)
     return CommandForms(tuple(dict.fromkeys(f for f in r.forms if f)), allow, tuple(r.steps),
                         unreadable, tuple(r.code), tuple(dict.fromkeys(f for f in r.maybe if f)),
-                        tuple(r.inner), r.beyond[0] if r.beyond else None)
+                        tuple(r.inner), r.beyond[0] if r.beyond else None,
+                        tuple(dict.fromkeys(r.started)))
+
+
+def _allow_form(words: list[Word]) -> str:
+    """The unquoted form of ``words`` an allow rule matches (:attr:`CommandForms.words`)."""
+    return " ".join(_shown(w.value) for w in words)
+
+
+def _starts(starter: str, words: list[Word], r: _Reading) -> None:
+    """Note that ``starter`` runs ``words`` (:attr:`CommandForms.started`), when there are any."""
+    if words:
+        r.started.append((starter, _allow_form(words)))
 
 
 _COMPOUND = frozenset({"{", "if", "while", "until", "for", "case", "select", "[[", "!"})
@@ -219,10 +237,12 @@ def program_argv(argv: list[str]) -> list[str]:
     return [w.value for w in words]
 
 
-def _add_line(line: str, r: _Reading, depth: int, written: bool = True) -> None:
+def _add_line(line: str, r: _Reading, depth: int, written: bool = True,
+              starter: str | None = None) -> None:
     """The forms of every part of an inner command line (``bash -c STRING``).
 
     ``written``: false when bash computed part of it (``bash -c "X=$Y"``: ``$Y``'s value is code).
+    ``starter``: what runs the line (``bash``, ``env``), each of its parts noted as started.
     """
     r.reparsed += [] if written else [line]  # eval "$X": shell_reparse.hidden_code
     r.inner.append(line)
@@ -232,6 +252,8 @@ def _add_line(line: str, r: _Reading, depth: int, written: bool = True) -> None:
     for part in lex(line):
         words = _after_keywords(part.words, part.piped)
         r.forms.append(" ".join(w.raw for w in words))
+        if starter is not None:
+            _starts(starter, words, r)
         if part.unreadable:
             r.reasons.append(part.unreadable)
         _check_subscripts(words, r)
@@ -313,7 +335,7 @@ def _normalise(words: list[Word], r: _Reading, depth: int,  # noqa: C901, PLR091
         if name in SHELLS or name in SU_LIKE or name in ("eval", "trap", "env"):
             inner = inner_line(name, args)  # env: its -S STRING (shell_wrappers.env_split_line)
             if inner is not None:
-                _add_line(inner, r, depth, fixed)
+                _add_line(inner, r, depth, fixed, name)
                 return
             script = shell_script(args) if name in SHELLS else ""
             if script is None:
@@ -336,8 +358,10 @@ def _normalise(words: list[Word], r: _Reading, depth: int,  # noqa: C901, PLR091
         reasons += filter(None, [started.unreadable, run_time_words(  # find {-exec,}; xargs env
             name, words[1:], program_argv, started, unwrapped[0] if unwrapped else None)])
         for line in [*option_lines(name, args), *builtin_lines(name, args), *started.lines]:
-            _add_line(line, r, depth, fixed)
-        for begin, end in started.slices:
+            _add_line(line, r, depth, fixed, None if name in DECLARATIONS else name)  # export
+        for begin, end in started.slices:  # find -exec rm {} +: noted as `find -exec`
+            _starts(f"{name} {args[begin - 1]}" if begin and args[begin - 1].startswith("-")
+                    else name, words[1 + begin:1 + end], r)
             _normalise(words[1 + begin:1 + end], r, depth + 1)
         if started.slices or started.lines:
             return
@@ -350,8 +374,10 @@ def _normalise(words: list[Word], r: _Reading, depth: int,  # noqa: C901, PLR091
             reasons.append(f"it gives {name} more long options than the rules read")
         if name == "watch" and watch_joins(args[:len(args) - len(unwrapped[0])]):
             for reading in unwrapped:  # watch -n1 'ls; rm x': one line, run by sh -c
-                _add_line(" ".join(w.value for w in reading), r, depth, fixed)
+                _add_line(" ".join(w.value for w in reading), r, depth, fixed, name)
             return
+        for reading in unwrapped:  # env rm x: `rm x` needs an allow rule of its own
+            _starts(name, reading, r)
         words, *others = unwrapped
         for other in others:  # a long option that may take the next word as its value
             _normalise(other, r, depth + 1)

@@ -36,6 +36,25 @@ WRAPPERS: dict[str, tuple[str, int]] = {
 OPTIONAL_VALUES = {"sudo": "h", "xargs": "eil", "watch": "d"}
 """Wrappers' options whose value is optional: the rest of their word only (``xargs -iX``,
 ``-i``: no value; :func:`goosectx.shell_options.short_value`)."""
+LONG_OPTIONS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    "timeout": (("--foreground", "--preserve-status", "--verbose", "--help", "--version"),
+                ("--signal", "--kill-after")),
+    "xargs": (("--null", "--no-run-if-empty", "--verbose", "--interactive", "--open-tty",
+               "--exit", "--show-limits", "--max-lines", "--replace", "--eof", "--help",
+               "--version"),
+              ("--arg-file", "--delimiter", "--max-args", "--max-procs", "--max-chars",
+               "--process-slot-var")),
+    "env": (("--ignore-environment", "--null", "--debug", "--default-signal", "--ignore-signal",
+             "--block-signal", "--list-signal-handling", "--help", "--version"),
+            ("--unset", "--chdir", "--split-string")),
+    "nice": (("--help", "--version"), ("--adjustment",)),
+    "time": (("--append", "--verbose", "--portability", "--quiet", "--help", "--version"),
+             ("--format", "--output")),
+    "stdbuf": (("--help", "--version"), ("--input", "--output", "--error")),
+}
+"""Wrappers' long options as GNU getopt knows them: (flags, or whose value is optional and
+given with ``=`` only; options that take the next word). A ``--long`` word one of them names
+(whole, or by a prefix only it has) is read that one way; any other both ways."""
 _TWO_READINGS = {"sudo": "h"}
 """Options read both ways: sudo takes a word that is no option after a bare ``-h`` for its host
 (its own parser, not getopt's), and ``-hu root`` is host ``u`` to getopt; each is also read as
@@ -61,11 +80,12 @@ def unwrap(name: str, words: list[Word], start: int = 0,
     """The command a wrapper runs: its options, values and leading positionals skipped.
 
     A cluster of short options is read as getopt reads it (``sudo -Eu root rm``: ``-u``
-    takes ``root``; :func:`goosectx.shell_options.short_value`). The first reading takes a
-    ``--long`` option without ``=`` as a flag; one more (at most 8) for each such option takes
-    the next word as its value (``timeout --signal KILL 5 rm``), since which long options take
+    takes ``root``; :func:`goosectx.shell_options.short_value`). A ``--long`` option of
+    :data:`LONG_OPTIONS` is read as getopt reads it (``timeout --signal KILL 5 rm``,
+    ``--foreground 60 pytest``); for any other the first reading takes it as a flag and one more
+    (at most 8) for each such option takes the next word as its value, since which of them take
     one is not known here, and for each option of :data:`_TWO_READINGS` (deny and ask rules
-    match them all).
+    match them all; an allow rule must cover the command of each).
     """
     budget = [8] if budget is None else budget
     with_value, positionals = WRAPPERS[name]
@@ -86,7 +106,11 @@ def unwrap(name: str, words: list[Word], start: int = 0,
                 continue
             break
         if word.startswith("--"):
-            if "=" not in word and i + 1 < len(args) and budget[0] > 0:
+            takes = _long_takes(name, word)
+            if takes is True:
+                i += 2  # timeout --signal KILL 5 rm
+                continue
+            if takes is None and "=" not in word and i + 1 < len(args) and budget[0] > 0:
                 budget[0] -= 1
                 others += unwrap(name, words, i + 2, budget)
             i += 1  # --long=value, or a flag
@@ -104,6 +128,21 @@ def unwrap(name: str, words: list[Word], start: int = 0,
                 name, [*words[:i], Word(flags, flags), *words[i + 1:]], i, budget))
         i = short.next
     return [words[i + positionals:], *others]
+
+
+def _long_takes(name: str, word: str) -> bool | None:
+    """Whether ``name``'s ``--long`` option ``word`` takes the next word (``None``: not known).
+
+    :data:`LONG_OPTIONS`: a word naming a known option whole, or by a prefix of one only;
+    ``--opt=V`` takes no next word.
+    """
+    flags, valued = LONG_OPTIONS.get(name, ((), ()))
+    option = word.partition("=")[0]
+    found = [o for o in (*flags, *valued) if o == option] or [
+        o for o in (*flags, *valued) if long_option(option, o)]
+    if len(found) != 1:
+        return None
+    return found[0] in valued and "=" not in word
 
 
 def watch_joins(own: list[str]) -> bool:

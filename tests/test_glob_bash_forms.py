@@ -102,7 +102,7 @@ def test_a_hard_linked_project_file_asks_as_a_view_of_it_does(work: Path) -> Non
     ("ls [a-z]*", ("shell(ls*)",)), ("cat [^.]*.py", ("shell(cat*)",)),
     ("cat [[:alpha:]].py", ("shell(cat*)",)), ("cat src/[!.]*", ("shell(cat*)",)),
     ("cat {~+,src}/a.py", ("shell(cat*)",)), ("dd if=~+/b.py", ("shell(dd*)",)),
-    ("cat /dev/null b.py", ("shell(cat*)",)), ("bash -c 'cat *.py'", ("shell(bash*)",)),
+    ("cat /dev/null b.py", ("shell(cat*)",)), ("bash -c 'cat *.py'", ("shell(bash*)", "shell(cat*)")),
 ])
 def test_common_lines_still_run_unasked(work: Path, command: str,
                                         rules: tuple[str, ...]) -> None:
@@ -127,7 +127,8 @@ def test_a_link_to_the_shells_own_dir_asks(work: Path, monkeypatch: pytest.Monke
 ])
 def test_a_bash_reading_the_users_bashrc_asks_about_its_globs(work: Path, command: str,
                                                                expected: str) -> None:
-    assert _action(work, command, "shell(bash*)") == expected
+    assert _action(work, command, "shell(bash*)", "shell(cat*)", "shell(ls*)",
+                   "shell(grep*)") == expected
 
 
 @pytest.mark.parametrize(("command", "rules"), [

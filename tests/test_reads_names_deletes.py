@@ -12,6 +12,7 @@ from rules_support import shell_verdict
 
 from goosectx.approval import ApprovalContext, decide
 from goosectx.permissions import PermissionRules
+from goosectx.shell_command import program_argv
 
 
 @pytest.fixture
@@ -33,8 +34,10 @@ def project(tmp_path: Path) -> Path:
 
 
 def _verdict(work: Path, command: str) -> tuple[str, str]:
-    programs = sorted({word.split()[0] for word in command.replace("&&", "|").split("|")
-                       if word.strip()})
+    """The verdict under a rule for each program of the line, and each a wrapper runs."""
+    parts = [part.split() for part in command.replace("&&", "|").split("|") if part.strip()]
+    programs = sorted({name for words in parts
+                       for name in (words[0], *program_argv(words)[:1])})
     rules = PermissionRules(allow=tuple(f"shell({p}*)" for p in programs))
     verdict = shell_verdict(rules, command, "smart_approve", working_dir=work)
     return verdict.action, verdict.reason
@@ -246,7 +249,7 @@ def test_goosectx_config_in_the_project_is_judged_by_what_find_prints(project: P
         return decide(ApprovalContext(
             mode="smart_approve", tool_name="shell", read_only=False, working_dir=project,
             arguments={"command": command},
-            rules=PermissionRules(allow=("shell(find*)", "shell(xargs*)")),
+            rules=PermissionRules(allow=("shell(find*)", "shell(xargs*)", "shell(wc*)")),
             config_file=config)).action
 
     assert action("find . -name '*.md' | xargs wc -l") == "run"

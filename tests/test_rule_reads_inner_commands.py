@@ -31,21 +31,28 @@ def work(tmp_path: Path) -> Path:
 
 
 def _verdict(work: Path, command: str, *rules: str) -> ApprovalVerdict:
-    return shell_verdict(PermissionRules(allow=rules), command, "smart_approve",
+    """The verdict under ``rules``, a rule of several comma-joined rules split."""
+    allow = tuple(one for rule in rules for one in rule.split(","))
+    return shell_verdict(PermissionRules(allow=allow), command, "smart_approve",
                          working_dir=work)
 
 
 @pytest.mark.parametrize(("command", "rule", "said"), [
-    ("bash -c 'cat /etc/hosts'", "shell(bash*)", "/etc/hosts is outside the project"),
-    ("sh -c 'cat .env'", "shell(sh*)", ".env is a sensitive file"),
-    ("bash -c 'cat ~/.ssh/id_rsa'", "shell(bash*)", "~/.ssh/id_rsa is a sensitive file"),
-    ("bash -c 'cd /etc && cat shadow'", "shell(bash*)", "shadow is a sensitive file"),
-    ("bash -c \"sh -c 'cat .env'\"", "shell(bash*)", ".env is a sensitive file"),
-    ("nice bash -c 'head ../x'", "shell(nice*)", "../x is outside the project"),
-    ("find . -name .env -exec cat {} \\;", "shell(find*)", "sensitive file"),
-    ("find . -type f -exec cat {} +", "shell(find*)", ". (holding .env) is a sensitive file"),
-    ("find -L . -execdir grep KEY {} ;", "shell(find*)", "(holding .env)"),
-    ("fd . -x cat", "shell(fd*)", "(holding .env)"),
+    ("bash -c 'cat /etc/hosts'", "shell(bash*),shell(cat*)", "/etc/hosts is outside the project"),
+    ("sh -c 'cat .env'", "shell(sh*),shell(cat*)", ".env is a sensitive file"),
+    ("bash -c 'cat ~/.ssh/id_rsa'", "shell(bash*),shell(cat*)",
+     "~/.ssh/id_rsa is a sensitive file"),
+    ("bash -c 'cd /etc && cat shadow'", "shell(bash*),shell(cd*),shell(cat*)",
+     "shadow is a sensitive file"),
+    ("bash -c \"sh -c 'cat .env'\"", "shell(bash*),shell(sh*),shell(cat*)",
+     ".env is a sensitive file"),
+    ("nice bash -c 'head ../x'", "shell(nice*),shell(bash*),shell(head*)",
+     "../x is outside the project"),
+    ("find . -name .env -exec cat {} \\;", "shell(find*),shell(cat*)", "sensitive file"),
+    ("find . -type f -exec cat {} +", "shell(find*),shell(cat*)",
+     ". (holding .env) is a sensitive file"),
+    ("find -L . -execdir grep KEY {} ;", "shell(find*),shell(grep*)", "(holding .env)"),
+    ("fd . -x cat", "shell(fd*),shell(cat*)", "(holding .env)"),
 ])
 def test_what_an_allowed_program_runs_is_judged(work: Path, command: str, rule: str,
                                                said: str) -> None:
@@ -74,12 +81,12 @@ def test_xargs_may_be_given_a_path_outside(work: Path) -> None:
 
 
 @pytest.mark.parametrize(("command", "rules"), [
-    ("bash -c 'cat src/a.py'", ("shell(bash*)",)),
-    ("bash -c ls", ("shell(bash*)",)),
-    ("sh -c 'cd src && cat a.py'", ("shell(sh*)",)),
-    ("find src -name '*.py' -exec wc -l {} +", ("shell(find*)",)),
+    ("bash -c 'cat src/a.py'", ("shell(bash*)", "shell(cat*)")),
+    ("bash -c ls", ("shell(bash*)", "shell(ls*)")),
+    ("sh -c 'cd src && cat a.py'", ("shell(sh*)", "shell(cd*)", "shell(cat*)")),
+    ("find src -name '*.py' -exec wc -l {} +", ("shell(find*)", "shell(wc*)")),
     ("find . -name '*.py'", ("shell(find*)",)),  # names only: no file read
-    ("ls | xargs echo", ("shell(ls*)", "shell(xargs*)")),
+    ("ls | xargs echo", ("shell(ls*)", "shell(xargs*)", "shell(echo*)")),
     ("ls | xargs", ("shell(ls*)", "shell(xargs*)")),
     ("ls", ("shell(ls*)",)), ("cat src/a.py", ("shell(cat*)",)),
     ("git status", ("shell(git status*)",)), ("npm test", ("shell(npm test*)",)),
@@ -90,8 +97,8 @@ def test_the_safe_ones_still_run(work: Path, command: str, rules: tuple[str, ...
 
 
 def test_find_exec_below_a_dir_holding_no_sensitive_file_runs(work: Path) -> None:
-    assert _verdict(work, "find src -exec cat {} +", "shell(find*)").action == "run"
-    assert _verdict(work, "find . -exec cat {} +", "shell(find*)").action == "ask"
+    assert _verdict(work, "find src -exec cat {} +", "shell(find*),shell(cat*)").action == "run"
+    assert _verdict(work, "find . -exec cat {} +", "shell(find*),shell(cat*)").action == "ask"
 
 
 @pytest.mark.parametrize(("command", "said"), [
@@ -121,7 +128,8 @@ def test_declarations_and_the_file_free_builtins_still_run(work: Path, command: 
 def test_find_exec_over_a_link_leading_outside_asks(work: Path, tmp_path: Path) -> None:
     (tmp_path / "other.txt").write_text("another project's\n")
     (work / "src" / "notes.txt").symlink_to(tmp_path / "other.txt")
-    verdict = _verdict(work, "find src -name '*.txt' -exec cat {} +", "shell(find*)")
+    verdict = _verdict(work, "find src -name '*.txt' -exec cat {} +", "shell(find*)",
+                       "shell(cat*)")
     assert verdict.action == "ask"
     assert f"src (holding src/notes.txt → {tmp_path / 'other.txt'}) is outside the project" in (
         verdict.reason)
@@ -132,9 +140,10 @@ def test_command_strings_nested_past_the_depth_read_ask(work: Path) -> None:
     line = "cat src/a.py"
     for _ in range(6):
         line = "bash -c " + "'" + line.replace("'", "'\\''") + "'"
-    verdict = _verdict(work, line, "shell(bash*)")
+    verdict = _verdict(work, line, "shell(bash*)", "shell(cat*)")
     assert verdict.action == "ask" and "commands nested too deeply" in verdict.reason
-    assert _verdict(work, "bash -c \"bash -c 'cat src/a.py'\"", "shell(bash*)").action == "run"
+    assert _verdict(work, "bash -c \"bash -c 'cat src/a.py'\"", "shell(bash*)",
+                    "shell(cat*)").action == "run"
 
 
 
