@@ -300,8 +300,8 @@ def decide(ctx: ApprovalContext) -> ApprovalVerdict:
             return replace(verdict, write_target=ctx.write_target, read_target=judged)
     found = match_rules(ctx.rules, ctx.tool_name, ctx.arguments, ctx.working_dir) if (
         ctx.rules.allow) else None  # grep -rn x src | sort under shell(grep*): name `sort`
-    why = None if found is None or found.uncovered is None else uncovered_reason(
-        found.uncovered, found.rules)
+    why = None if found is None or found.uncovered is None else (  # command cat .env: .env
+        _sensitive_named(ctx, found.rules) or uncovered_reason(found.uncovered, found.rules))
     otherwise = _OTHERWISE if why is None else ApprovalVerdict("ask", f"{ctx.mode}: {why}",
                                                                read_why=why)
     return replace(otherwise, write_target=ctx.write_target, read_target=judged)

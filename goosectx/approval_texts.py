@@ -85,10 +85,13 @@ def denied_text(reason: str | None) -> str:
 
 
 def uncovered_reason(part: str, covering: tuple[str, ...]) -> str:
-    """Why a line whose other parts allow rules cover is asked about: the part none covers.
+    """Why a line is asked about under allow rules: the part none covers.
 
     ``sort is covered by no allow rule (shell(grep*) covers the rest of the line)``: the
-    question's "asked because …" and ``run``'s notice without a terminal.
+    question's "asked because …" and ``run``'s notice without a terminal; with no part
+    covered, ``printenv PATH is covered by no allow rule``.
     """
+    if not covering:
+        return f"{part} is covered by no allow rule"
     verb = "covers" if len(covering) == 1 else "cover"
     return f"{part} is covered by no allow rule ({', '.join(covering)} {verb} the rest of the line)"
