@@ -302,9 +302,12 @@ def decide(ctx: ApprovalContext) -> ApprovalVerdict:
             return replace(verdict, write_target=ctx.write_target, read_target=judged)
     found = match_rules(ctx.rules, ctx.tool_name, ctx.arguments, ctx.working_dir) if (
         ctx.rules.allow) else None  # grep -rn x src | sort under shell(grep*): name `sort`
-    why = None if found is None else uncovered_reason(
-        found.uncovered, found.rules, found.starter) if (
-        found.uncovered is not None) else found.beyond and beyond_reason(found.beyond)
+    why = None
+    if found is not None and found.uncovered is not None:  # command cat .env: names .env
+        why = (found.starter is None and _sensitive_named(ctx, found.rules)) or (
+            uncovered_reason(found.uncovered, found.rules, found.starter))  # find -exec runs rm
+    elif found is not None:
+        why = found.beyond and beyond_reason(found.beyond)
     otherwise = _OTHERWISE if why is None else ApprovalVerdict("ask", f"{ctx.mode}: {why}",
                                                                read_why=why)
     return replace(otherwise, write_target=ctx.write_target, read_target=judged)

@@ -92,18 +92,19 @@ def denied_text(reason: str | None) -> str:
 
 
 def uncovered_reason(part: str, covering: tuple[str, ...], starter: str | None = None) -> str:
-    """Why a line whose other parts allow rules cover is asked about: the part none covers.
+    """Why a line is asked about under allow rules: the part none covers.
 
     ``sort is covered by no allow rule (shell(grep*) covers the rest of the line)``: the
-    question's "asked because …" and ``run``'s notice without a terminal. ``starter``: what
-    runs ``part``, a program a covered wrapper starts (``find -exec runs rm, which no allow
-    rule covers (shell(find*) covers the rest of the line)``).
+    question's "asked because …" and ``run``'s notice without a terminal; with no part
+    covered, ``printenv PATH is covered by no allow rule``. ``starter``: what runs ``part``,
+    a program a wrapper starts (``find -exec runs rm, which no allow rule covers
+    (shell(find*) covers the rest of the line)``).
     """
     verb = "covers" if len(covering) == 1 else "cover"
-    rest = f"({', '.join(covering)} {verb} the rest of the line)"
+    rest = f" ({', '.join(covering)} {verb} the rest of the line)" if covering else ""
     if starter is not None:
-        return f"{starter} runs {part}, which no allow rule covers {rest}"
-    return f"{part} is covered by no allow rule {rest}"
+        return f"{starter} runs {part}, which no allow rule covers{rest}"
+    return f"{part} is covered by no allow rule{rest}"
 
 
 def beyond_reason(why: str) -> str:

@@ -11,6 +11,9 @@ list in full:
 * make runs its recipes with the variables its command line sets: ``.SHELLFLAGS``, ``SHELL``
   and the like (:data:`MAKE_RUNNERS`) change what runs every recipe line, and a value holding
   shell syntax (``CC='cat .env>x;gcc'``) runs it where a recipe uses the variable.
+  A value naming the project venv's interpreter (``PYTHON=.venv/bin/python``, a link to the
+  base interpreter outside the project) is the program the project runs anyway
+  (:func:`venv_interpreter`): the path checks let it be.
 * ``uniq IN OUT`` and ``xxd IN OUT`` write their second operand.
 * go's ``-ldflags``, ``-gcflags``, ``-asmflags``, ``-gccgoflags`` hand options to the linker
   and compilers: ``-ldflags=-extld=./x`` runs ``./x``, ``-gcflags=-cpuprofile=F`` writes F;
@@ -24,8 +27,11 @@ Core module: no printing.
 
 from __future__ import annotations
 
+import os
 import re
 import shlex
+import stat
+from pathlib import Path
 
 from goosectx.option_table import KNOWN, TAR_VALUED, table_name
 from goosectx.shell_options import long_option, option_value, short_value
@@ -165,6 +171,35 @@ def make_settings(name: str, args: list[str]) -> str | None:
             return (f"{name} {found[1]}= holds a command or shell syntax a recipe using it runs, "
                     "which the rules do not read")
     return None
+
+
+_PYTHON = re.compile(r"python(?:\d+(?:\.\d+)?)?")
+
+
+def venv_interpreter(path: Path) -> bool:
+    """True when ``path`` is a venv's interpreter: ``VENV/bin/python3`` leading to the base one.
+
+    Its name a python's, ``VENV/pyvenv.cfg`` a regular file whose one ``home`` is the dir of
+    the executable file the link resolves to (also named python…): what ``python -m venv``
+    and ``uv venv`` make. Not a link to anything else, nor one through a ``pyvenv.cfg`` that
+    is a link (its text would be another file's).
+    """
+    if path.parent.name != "bin" or not _PYTHON.fullmatch(path.name):
+        return False
+    config = path.parent.parent / "pyvenv.cfg"
+    try:
+        if not stat.S_ISREG(os.lstat(config).st_mode):
+            return False
+        with open(config, encoding="utf-8", errors="replace") as f:
+            text = f.read(8192)
+    except OSError:
+        return False
+    pairs = (line.partition("=") for line in text.splitlines())
+    homes = [value.strip() for key, sep, value in pairs if sep and key.strip() == "home"]
+    real = Path(os.path.realpath(path))
+    return len(homes) == 1 and bool(homes[0]) and _PYTHON.fullmatch(real.name) is not None and (
+        real.parent == Path(os.path.realpath(homes[0]))) and real.is_file() and os.access(
+        real, os.X_OK)
 
 
 _LOADS = re.compile(r"-r|--require|--import|--loader|--experimental-loader|-i|--inspect.*"

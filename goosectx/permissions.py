@@ -108,10 +108,7 @@ def call_subjects(tool_name: str, arguments: Mapping[str, Any],
     """
     if tool_name == "shell":
         command = arguments.get("command")
-        if not isinstance(command, str):
-            return []
-        forms = [command_forms(p, command) for p in lex(command)]
-        return [_with_subcommands(f) for f in forms if f.all or f.unreadable]  # not a lone `fi`
+        return _shell_subjects(command)[0] if isinstance(command, str) else []
     if tool_name == "text_editor":
         path = arguments.get("path")
         command = arguments.get("command", "")
@@ -121,6 +118,21 @@ def call_subjects(tool_name: str, arguments: Mapping[str, Any],
     subject = json.dumps(dict(arguments), ensure_ascii=False, separators=(",", ":"),
                          sort_keys=True)
     return [CommandForms((subject,), subject)]
+
+
+def _shell_subjects(command: str) -> tuple[list[CommandForms], dict[int, int]]:
+    """The forms of each part of a shell line, and each ``< FILE`` part's command.
+
+    The second: the index of a plain input redirection's part (:attr:`Part.input_of
+    <goosectx.shell_words.Part.input_of>`) → the index of the command it gives FILE to, for
+    :func:`match_rules` to let that command's allow rule cover it.
+    """
+    kept = [(p, _with_subcommands(f)) for p in lex(command)
+            if (f := command_forms(p, command)).all or f.unreadable]  # not a lone `fi`
+    index = {id(p): k for k, (p, _f) in enumerate(kept)}
+    owners = {k: index[id(p.input_of)] for k, (p, _f) in enumerate(kept)
+              if p.input_of is not None and id(p.input_of) in index}
+    return [f for _p, f in kept], owners
 
 
 def _with_subcommands(forms: CommandForms) -> CommandForms:
@@ -173,15 +185,14 @@ class RuleMatch:
         kind: ``deny``, ``ask``, ``allow``, or ``None`` when no rule decides.
         rules: The rules that decided (for the reason shown to the user).
         unreadable: With ``ask`` and no rule: why the rules cannot read the command.
-        uncovered: With no verdict, when allow rules cover some parts of a shell line: the
-            first part none covers (``sort`` of ``grep -rn x src | sort`` under
-            ``shell(grep*)``), for the question to name; :attr:`rules` are the ones that
-            cover the others.
+        uncovered: With no verdict on a shell line the rules can read: the first part no
+            allow rule covers (``sort`` of ``grep -rn x src | sort`` under ``shell(grep*)``),
+            for the question to name; :attr:`rules` are the ones that cover the others.
         beyond: With no verdict, when an awk or sed call does more than an allow rule may
             cover: why (:attr:`goosectx.shell_command.CommandForms.beyond`).
-        starter: With :attr:`uncovered`, what starts it when it is a command a covered
-            wrapper runs (``find -exec`` for ``rm`` of ``find . -exec rm {} +`` under
-            ``shell(find*)``), ``None`` for a part of the line.
+        starter: With :attr:`uncovered`, what starts it when it is a command a wrapper runs
+            (``find -exec`` for ``rm`` of ``find . -exec rm {} +`` under ``shell(find*)``),
+            ``None`` for a part of the line.
     """
 
     kind: RuleKind | None
@@ -227,7 +238,10 @@ def match_rules(rules: PermissionRules, tool_name: str, arguments: Mapping[str, 
     (:attr:`CommandForms.started`: ``shell(find*)`` covers ``find``, not the ``rm`` of its
     ``-exec``), and every part is one the rules can read; otherwise no verdict.
     """
-    subjects = call_subjects(tool_name, arguments, working_dir) or [CommandForms(("",), "")]
+    command = arguments.get("command")
+    subjects, owners = _shell_subjects(command) if tool_name == "shell" and isinstance(
+        command, str) else (call_subjects(tool_name, arguments, working_dir), {})
+    subjects = subjects or [CommandForms(("",), "")]
     for kind in ("deny", "ask"):
         hits = [r for s in subjects for r in matching_rules(getattr(rules, kind), tool_name,
                                                              s.all)]
@@ -247,20 +261,25 @@ def match_rules(rules: PermissionRules, tool_name: str, arguments: Mapping[str, 
         return RuleMatch(None, beyond=next((s.beyond for s in subjects if s.beyond), None))
     if len(subjects) > 1 and (line := _line_rules(rules.allow, tool_name, arguments)):
         return RuleMatch("allow", line)  # shell(npm test 2>&1 | tail -20): the very line
+    covers = [[hit for hit in matching_rules(rules.allow, tool_name, (words,))
+               if not in_place_unnamed(hit, words)]  # sed -n -i 1p f under shell(sed -n*)
+              for words, _started in readable]
     allowed: list[str] = []
     uncovered: list[tuple[str, str | None]] = []
-    for words, started in readable:
-        for starter, form in [(None, words), *started]:  # env rm x: `env`, then `rm x`
+    for k, (words, started) in enumerate(readable):  # wc -l < f: wc's rule covers `< f`
+        found = covers[k] or (covers[owners[k]] if k in owners else [])
+        if not found and k not in owners:  # rm x < f: the question names `rm x`
+            uncovered.append((words, None))
+        allowed += found
+        for starter, form in started:  # env rm x: `rm x` needs an allow rule of its own
             hits = [hit for hit in matching_rules(rules.allow, tool_name, (form,))
                     if not in_place_unnamed(hit, form)]  # sed -n -i 1p f under shell(sed -n*)
             if not hits:
-                uncovered.append((form if starter is None else form.split(" ", 1)[0], starter))
+                uncovered.append((form.split(" ", 1)[0], starter))
             allowed += hits
-    if uncovered and allowed:  # grep -rn x src | sort under shell(grep*): the question names `sort`
+    if uncovered:  # grep -rn x src | sort under shell(grep*): the question names `sort`
         return RuleMatch(None, tuple(dict.fromkeys(allowed)), uncovered=uncovered[0][0],
                          starter=uncovered[0][1])
-    if uncovered:
-        return RuleMatch(None)
     return RuleMatch("allow", tuple(dict.fromkeys(allowed)))
 
 

@@ -59,10 +59,11 @@ from goosectx.shell_unwrap import WRAPPERS, unwrap
 from goosectx.shell_words import Word
 
 _GREPS = ("grep", "egrep", "fgrep", "rgrep")
-METADATA_ONLY = frozenset({"ls", "stat"})
+METADATA_ONLY = frozenset({"ls", "stat", "readlink", "realpath"})
 """Programs that read a file's metadata (name, size, mode, times, a link's target), never its
-contents, whatever their options (GNU ls, stat: ``stat -f`` the file system's): a sensitive
-file they name is no read. Written as the program itself (not ``./ls``, nor wrapped: ``nice
+contents, whatever their options (GNU ls, stat: ``stat -f`` the file system's; readlink and
+realpath print where a link leads, ``-f`` / ``-e`` through every link): a sensitive file they
+name is no read. Written as the program itself (not ``./ls``, nor wrapped: ``nice
 ls``); a function or alias named so makes the line one the rules cannot read. ``file`` reads
 a file's first bytes: not one of them."""
 NAMES_ONLY = frozenset({"echo", "printf", "basename", "dirname"})

@@ -281,7 +281,7 @@ class _Lexer(CondScanner):
         target, i = self.word(i)
         if op in ("<<", "<<-", "<<<", "<>") or op == "<&" and target.value != "-" or op == "<" and (
                 stream_path(target.value) or unseen_path(target.value) or target.expands):
-            self.feed(part)
+            self.feed(part)  # not `< list.txt`: a file on disk, as `bash list.txt` names one
         if op in ("<<", "<<-"):
             quoted = any(q in target.raw for q in "'\"\\")
             if "$'" in target.raw:  # bash decodes it: where the body ends is not read here
@@ -292,7 +292,8 @@ class _Lexer(CondScanner):
         elif not (op.endswith("&") and re.fullmatch(r"\d+-?|-", target.value)
                   or _null_device(target)):
             shown = "<" if op in ("<", "<&") else ">>" if op == ">>" else ">"
-            self.parts.append(Part([Word(shown, shown), target], joint=self.joint))
+            self.parts.append(Part([Word(shown, shown), target], joint=self.joint,
+                                   input_of=part if op == "<" else None))
             self.joint = ""
         return i
 

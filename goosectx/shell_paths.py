@@ -26,6 +26,7 @@ from pathlib import Path
 
 from goosectx.find_words import find_patterns, walks_links
 from goosectx.glob_words import MAX_NAMES, pattern_paths
+from goosectx.option_values import venv_interpreter
 from goosectx.piped_names import Listing, piped_listing, substituted_listing
 from goosectx.program_operands import not_paths
 from goosectx.recursive_reads import (
@@ -123,6 +124,7 @@ def outside_words(command: str, working_dir: Path,
         patterns = find_patterns(args)  # find . -path '../*': a name to match, no path
         patterns += [args[i] for i in not_paths([w.value for w in args])]  # grep's, awk's
         looks = link_view(args)  # ls -l link: the link itself, not where it leads
+        made = args[0].value in ("make", "gmake")  # make PYTHON=.venv/bin/python test
         substituted = substituted_listing(parts, k)  # wc -l $(find . -name '*.py')
         for word in args[1:]:  # not the program (nor a redirection's `<`)
             if any(word is pattern for pattern in patterns):
@@ -135,9 +137,25 @@ def outside_words(command: str, working_dir: Path,
                 continue  # export NAME, declare -x: no path
             if declares and word.expands and expanded(word.value, working_dir, command) is None:
                 continue  # local x=$(…): what a part already judged printed
+            if made and _venv_python(word, dirs, real_dir):
+                continue  # the interpreter the project runs anyway
             found = _outside_word(word, dirs, working_dir, real_dir, cache, command, looks)
             if found is not None:
                 yield word.value, found
+
+
+def _venv_python(word: Word, dirs: tuple[Dir, ...], real_dir: Path) -> bool:
+    """True when make's ``NAME=VALUE`` operand names a venv's interpreter in the project.
+
+    :func:`goosectx.option_values.venv_interpreter`, from every dir the part may run in, the
+    venv itself inside the project (``PYTHON=.venv/bin/python``); as written, nothing computed.
+    """
+    name, equals, value = word.value.partition("=")
+    if not equals or not name or name.startswith("-") or word.expands or word.pattern or (
+            "/" not in value or value.endswith("/")):
+        return False  # python/: not as Path reads it (the checks resolve as the kernel does)
+    return all(isinstance(base, Path) and venv_interpreter(path := base / value) and inside(
+        resolve(path.parent.parent), real_dir) for base in dirs)
 
 
 def _outside_word(word: Word, dirs: tuple[Dir, ...], working_dir: Path, real_dir: Path,
@@ -210,12 +228,15 @@ def link_view(args: list[Word]) -> str | None:
     """How the program of ``args`` looks at a symlink named on its command line.
 
     ``"link"``: at the link itself, never where it leads (``ls -l``, ``ls -d``, ``stat``: an
-    ``lstat``); ``"file"``: at a link to a file itself, into a link to a dir (``ls`` alone
+    ``lstat``; ``readlink``, ``realpath``: they print where it leads, opening nothing there);
+    ``"file"``: at a link to a file itself, into a link to a dir (``ls`` alone
     lists the dir it leads to); ``None``: it follows links (every other program; ``ls -L``,
     ``-H``, ``stat -L``, ``stat -f``, an option not known here). GNU ls and stat; ``file``
     looks at the link itself unless ``-L``/``--dereference`` (or ``POSIXLY_CORRECT`` is set).
     """
     name = args[0].value if args else ""
+    if name in ("readlink", "realpath"):
+        return "link"
     if name == "file":  # file link: "symbolic link to …" unless -L (or POSIXLY_CORRECT)
         return None if "POSIXLY_CORRECT" in os.environ or any(
             long_option(w.value, "--dereference") or w.value[:1] == "-" and w.value[

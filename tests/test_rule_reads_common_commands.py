@@ -258,8 +258,8 @@ def test_the_question_names_the_part_no_rule_covers(work: Path) -> None:
                                 "of the line)")  # the question's "asked because …"
     two = _verdict(work, "cd src && grep -rn x . | sort -u", ("shell(cd*)", "shell(grep*)"))
     assert "sort -u is covered by no allow rule (shell(cd*), shell(grep*) cover" in two.reason
-    alone = _verdict(work, "sort x", ("shell(grep*)",))  # no part covered: nothing to single out
-    assert alone.reason == "the call may change something: approval needed"
+    alone = _verdict(work, "sort x", ("shell(grep*)",))  # no part covered: the line is named
+    assert alone.reason == "smart_approve: sort x is covered by no allow rule"
     auto = shell_verdict(PermissionRules(allow=("shell(grep*)",)), "grep -rn x src | sort",
                          "auto", working_dir=work)
     assert auto.action == "run"  # the mode still decides
