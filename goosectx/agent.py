@@ -323,7 +323,7 @@ class Agent(AgentTools):
             cut = cut_off_notice(response, self.provider, self.settings)
             if cut is not None:
                 yield Notification("inline", cut)
-            turn.open_requests, turn.responses = message.tool_requests, []  # answered on error
+            turn.reply_calls(message.tool_requests)  # answered on a cancel or an error
             yield self.context.record_call(response.usage, request,
                                            model=response.model or self.provider.model)
             yield from self.context.after_call(request, cancel=turn.cancel)
@@ -340,7 +340,8 @@ class Agent(AgentTools):
                 yield from self._close_cancelled(turn)
                 return
             yield from self._complete(Message("user", (*turn.responses, *turn.attachments)))
-            turn.open_requests, turn.responses, turn.attachments = [], [], []
+            turn.reply_calls([])
+            turn.attachments = []
             if self.offering.loaded_mid_turn:
                 self.sync_tools()  # search_tools loaded a tool: offered from the next call
 
