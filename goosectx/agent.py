@@ -24,6 +24,7 @@ from goosectx.approval import (
     ApprovalFn,
     PermissionRules,
     cancelled_text,
+    stopped_running_text,
 )
 from goosectx.compaction.figures import RequestContext, next_request, sends_tools
 from goosectx.compaction.manager import ContextManager
@@ -382,4 +383,5 @@ class Agent(AgentTools):
         """
         if turn.cancel_text == CANCELLED_TEXT:
             turn.cancel_text = cancelled_text(self.stopped_by())
+        turn.started_text = stopped_running_text(self.stopped_by())  # a call it met running
         yield from close_cancelled(turn, self._complete_redacted, finish=finish, error=error)

@@ -78,6 +78,9 @@ class Turn:
     """The call of ``open_requests`` being approved or run (the agent's)."""
     started: list[ToolRequest] = field(default_factory=list)
     """The calls of ``open_requests`` that started running (in order): they may have run."""
+    started_text: str = CANCELLED_TEXT
+    """The answer to a started call a cancel left unanswered (``approval.stopped_running_text``:
+    the user's, or a signal's)."""
 
     def reply_calls(self, requests: list[ToolRequest]) -> None:
         """A reply's tool calls are open now: none answered, none started yet."""
@@ -121,13 +124,13 @@ def close_cancelled(turn: Turn, complete: Callable[[Message], Iterator[Event]], 
 def cancel_answer(turn: Turn, request: ToolRequest) -> str:
     """What the model is told about ``request``, an open call a cancel left unanswered.
 
-    A call that started may have run: ``turn.cancel_text``. The call being asked about gets
+    A call that started may have run: ``turn.started_text``. The call being asked about gets
     the cancel's own answer too (``c`` at its question, a signal's, the input's: each says it
     did not run). A call never reached gets :data:`CANCELLED_NOT_STARTED_TEXT` for the user's
     cancel; a signal's or the input's text already says it did not run, and why.
     """
     if any(request is call for call in turn.started):
-        return turn.cancel_text
+        return turn.started_text
     if request is turn.handling and turn.cancel_text != CANCELLED_TEXT:
         return turn.cancel_text
     if turn.cancel_text in (CANCELLED_TEXT, ASKED_CANCELLED_TEXT):

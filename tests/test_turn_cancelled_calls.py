@@ -14,7 +14,12 @@ from typing import Any
 
 from agent_harness import Approvals, EchoTool, Harness, WriteTool, finished, make_harness
 
-from goosectx.approval import ASKED_CANCELLED_TEXT, CANCELLED_TEXT, cancelled_text
+from goosectx.approval import (
+    ASKED_CANCELLED_TEXT,
+    CANCELLED_TEXT,
+    cancelled_text,
+    stopped_running_text,
+)
 from goosectx.config import Settings
 from goosectx.conversation import Message, ToolRequest, ToolResponse
 from goosectx.events import Event, ToolCallFinished, ToolCallStarted
@@ -150,3 +155,15 @@ def test_a_repeated_call_id_is_told_apart_by_position() -> None:
     kept: list[Message] = []
     list(close_cancelled(turn, lambda m: (kept.append(m), iter(()))[1]))
     assert [r.output for r in kept[0].tool_responses] == ["made", CANCELLED_NOT_STARTED_TEXT]
+
+
+def test_a_started_call_a_signal_left_unanswered_is_not_told_it_did_not_run() -> None:
+    calls = [ToolRequest(f"c{i}", "shell", {"command": f"make {i}"}) for i in range(2)]
+    turn = Turn(threading.Event(), open_requests=calls, cancel_text=cancelled_text("SIGTERM"),
+                started_text=stopped_running_text("SIGTERM"))
+    turn.started.append(calls[0])
+    kept: list[Message] = []
+    list(close_cancelled(turn, lambda m: (kept.append(m), iter(()))[1]))
+    first, second = (r.output for r in kept[0].tool_responses)
+    assert first == stopped_running_text("SIGTERM") and "did not run" not in first
+    assert second == cancelled_text("SIGTERM") and "did not run" in second
