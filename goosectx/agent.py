@@ -24,6 +24,7 @@ from goosectx.approval import (
     ApprovalFn,
     PermissionRules,
     cancelled_text,
+    stopped_running_text,
 )
 from goosectx.compaction.figures import RequestContext, next_request, sends_tools
 from goosectx.compaction.manager import ContextManager
@@ -323,7 +324,7 @@ class Agent(AgentTools):
             cut = cut_off_notice(response, self.provider, self.settings)
             if cut is not None:
                 yield Notification("inline", cut)
-            turn.open_requests, turn.responses = message.tool_requests, []  # answered on error
+            turn.reply_calls(message.tool_requests)  # answered on a cancel or an error
             yield self.context.record_call(response.usage, request,
                                            model=response.model or self.provider.model)
             yield from self.context.after_call(request, cancel=turn.cancel)
@@ -340,7 +341,8 @@ class Agent(AgentTools):
                 yield from self._close_cancelled(turn)
                 return
             yield from self._complete(Message("user", (*turn.responses, *turn.attachments)))
-            turn.open_requests, turn.responses, turn.attachments = [], [], []
+            turn.reply_calls([])
+            turn.attachments = []
             if self.offering.loaded_mid_turn:
                 self.sync_tools()  # search_tools loaded a tool: offered from the next call
 
@@ -381,4 +383,5 @@ class Agent(AgentTools):
         """
         if turn.cancel_text == CANCELLED_TEXT:
             turn.cancel_text = cancelled_text(self.stopped_by())
+        turn.started_text = stopped_running_text(self.stopped_by())  # a call it met running
         yield from close_cancelled(turn, self._complete_redacted, finish=finish, error=error)

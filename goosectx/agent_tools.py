@@ -157,6 +157,7 @@ class AgentTools:
         ``ask`` verdict asks only about a call that can run (an edit's dry run must succeed).
         A deferred extension tool called by its exact name runs too (``ToolOffering.served``).
         """
+        turn.handling = request  # a cancel before it starts: it did not run (turn.cancel_answer)
         served = self.offering.served(request.name)
         tools = self.tools if served is None else ToolRegistry([*self.tools.tools(), served])
         if (refusal := tools.nul_refusal(request)) is not None:  # before a path resolves
@@ -188,6 +189,7 @@ class AgentTools:
         if denial is not None:  # it may quote the command: redacted as its output would be
             return ToolResponse(request.id, ctx.redact(denial), is_error=True)
         pause_point("tool:approved")  # tests race the call's file here
+        turn.started.append(request)  # from here a cancel leaves it "may have run"
         yield ToolCallStarted(request)
         result = run_tool(tool, request.arguments, ctx, turn.cancel)
         output = cap_output(ctx.redact(result.output), ctx.max_output_chars)

@@ -38,20 +38,22 @@ from goosectx.conversation import Message, MessageMetadata
 from goosectx.file_journal import ABSENT, SECRET_WHY, EditJournal, EditRecord
 from goosectx.tools.file_writes import atomic_write
 from goosectx.tools.files import FileError, digest
-from goosectx.turn import NOT_STARTED_TEXT
+from goosectx.turn import CANCELLED_NOT_STARTED_TEXT, NOT_STARTED_TEXT
 
 UNDO_KEY = "file_undo"
 """``metadata.extra`` key of the model's undo note: the id of the user message undone."""
 UNDOABLE_TOOLS = ("text_editor", "tree")
 """Built-in tools whose changes ``/undo`` knows (the editor's) or that change nothing."""
 NOT_RUN_TEXTS = frozenset((DENIED_TEXT, NON_INTERACTIVE_DENIED_TEXT, CHAT_MODE_TEXT,
-                           INPUT_ENDED_TEXT, NOT_STARTED_TEXT, ASKED_CANCELLED_TEXT))
+                           INPUT_ENDED_TEXT, NOT_STARTED_TEXT, ASKED_CANCELLED_TEXT,
+                           CANCELLED_NOT_STARTED_TEXT))
 NOT_RUN_PREFIXES = ("denied by the user: ", "This tool call is denied by the user's permission",
                     NON_INTERACTIVE_DENIED_TEXT,  # + why a rule asks
                     "There is no tool named ", "The call to ")
 """How the answers to calls that never ran start (``approval``, ``ToolRegistry.refusal``).
-A cancel at the approval question is (its own text); a Ctrl-C answer is not: the call may
-have run (a call stopped while it ran, and every user cancel stored before, read the same)."""
+A cancel at the approval question is (its own text), and so is a later call of the reply the
+cancel came before (``turn.CANCELLED_NOT_STARTED_TEXT``); the bare Ctrl-C answer is not: the
+call may have run (a call stopped while it ran, and every user cancel stored before)."""
 
 
 @dataclass(slots=True)

@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from goosectx.approval import CANCELLED_TEXT
+from goosectx.approval import ASKED_CANCELLED_TEXT, CANCELLED_TEXT
 from goosectx.conversation import (
     Conversation,
     Message,
@@ -50,6 +50,12 @@ NOT_STARTED_TEXT = (
 )
 """The stored answer to a tool call of a reply goosectx died before reaching: the calls of a
 reply run in order, so those after the one it died during never started."""
+CANCELLED_NOT_STARTED_TEXT = (f"{CANCELLED_TEXT} The turn was cancelled before it started: "
+                              "it did not run.")
+"""The answer to a call of a reply the user's cancel came before (a Ctrl-C while an earlier call
+ran, ``c`` at an earlier call's question): the calls run in order, so it never started
+(``/undo`` leaves it out). It starts with the bare text, which alone keeps meaning "may have
+run" (the call a Ctrl-C stopped, and every cancelled call of a session stored before)."""
 INTERRUPTED_TEXTS = (INTERRUPTED_TEXT, UNRECORDED_TEXT)
 """The answers :func:`answer_interrupted` stores for a call that may have run."""
 
@@ -68,6 +74,17 @@ class Turn:
     attachments: list[Part] = field(default_factory=list)
     cancel_text: str = CANCELLED_TEXT
     """The answer to the calls a cancel leaves unanswered (``approval.cancelled_text``)."""
+    handling: ToolRequest | None = None
+    """The call of ``open_requests`` being approved or run (the agent's)."""
+    started: list[ToolRequest] = field(default_factory=list)
+    """The calls of ``open_requests`` that started running (in order): they may have run."""
+    started_text: str = CANCELLED_TEXT
+    """The answer to a started call a cancel left unanswered (``approval.stopped_running_text``:
+    the user's, or a signal's)."""
+
+    def reply_calls(self, requests: list[ToolRequest]) -> None:
+        """A reply's tool calls are open now: none answered, none started yet."""
+        self.open_requests, self.responses, self.started, self.handling = requests, [], [], None
 
 
 def close_cancelled(turn: Turn, complete: Callable[[Message], Iterator[Event]], *,
@@ -75,9 +92,10 @@ def close_cancelled(turn: Turn, complete: Callable[[Message], Iterator[Event]], 
     """Close a cancelled turn validly, so the history stays valid.
 
     Keeps streamed text and reasoning (marked cancelled), answers every open tool request with
-    "cancelled", then ends the turn (unless ``finish`` is false). ``complete`` appends a
-    message and yields its events (the agent's). ``error``: an error ended the turn, not a
-    cancel (the kept text is marked ``stopped_by_error`` too).
+    "cancelled" (:func:`cancel_answer`: whether it started), then ends the turn (unless
+    ``finish`` is false). ``complete`` appends a message and yields its events (the agent's).
+    ``error``: an error ended the turn, not a cancel (the kept text is marked
+    ``stopped_by_error`` too).
     """
     if turn.streamed or turn.reasoned:
         parts: list[Part] = [ThinkingContent("".join(turn.reasoned))] if turn.reasoned else []
@@ -93,14 +111,31 @@ def close_cancelled(turn: Turn, complete: Callable[[Message], Iterator[Event]], 
             if answered[request.id]:
                 answered[request.id] -= 1
             else:
-                response = ToolResponse(request.id, turn.cancel_text, is_error=True)
+                response = ToolResponse(request.id, cancel_answer(turn, request), is_error=True)
                 turn.responses.append(response)
                 yield ToolCallFinished(response)
         responses = tuple(turn.responses)
-        turn.open_requests, turn.responses = [], []
+        turn.reply_calls([])
         yield from complete(Message("user", responses))
     if finish:
         yield TurnFinished("cancelled")
+
+
+def cancel_answer(turn: Turn, request: ToolRequest) -> str:
+    """What the model is told about ``request``, an open call a cancel left unanswered.
+
+    A call that started may have run: ``turn.started_text``. The call being asked about gets
+    the cancel's own answer too (``c`` at its question, a signal's, the input's: each says it
+    did not run). A call never reached gets :data:`CANCELLED_NOT_STARTED_TEXT` for the user's
+    cancel; a signal's or the input's text already says it did not run, and why.
+    """
+    if any(request is call for call in turn.started):
+        return turn.started_text
+    if request is turn.handling and turn.cancel_text != CANCELLED_TEXT:
+        return turn.cancel_text
+    if turn.cancel_text in (CANCELLED_TEXT, ASKED_CANCELLED_TEXT):
+        return CANCELLED_NOT_STARTED_TEXT
+    return turn.cancel_text
 
 
 def answer_interrupted(conversation: Conversation,
