@@ -236,8 +236,8 @@ def test_the_first_rung_is_the_first_whose_lines_fit_with_only_the_results_that_
     # finds the first rung that fits without measuring (reading from the store) every tool
     # result the rungs before it keep: it stops once a rung is certainly over. The request
     # must be the one the whole measured ladder gives, for every window around the edges.
-    from goosectx.compaction.flatten import ResultLines
     from goosectx.compaction.request import KEEP_RUNGS_PERCENT
+    from goosectx.compaction.results import ResultLines
     from goosectx.session import TokenCount
     from goosectx.tokens import message_text_for_count
 

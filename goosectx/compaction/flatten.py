@@ -296,6 +296,12 @@ def measured_message(m: Message, counter: TokenCounter, result_chars: int | None
     a second time to size the summary request. The request chosen is counted exactly
     (:meth:`SummaryLadder._build`).
     """
+    return measured_lines_and_chars(m, counter, result_chars)[0]
+
+
+def measured_lines_and_chars(m: Message, counter: TokenCounter, result_chars: int | None
+                             ) -> tuple[list[Line], int]:
+    """:func:`measured_message` of ``m`` and the counted characters its tokens were scaled by."""
     parts, chars = _lines_and_counted_chars(m, result_chars)
     ratio = counter.stored_tokens_per_char(m, chars)
     out: list[Line] = []
@@ -303,54 +309,4 @@ def measured_message(m: Message, counter: TokenCounter, result_chars: int | None
         tokens = (counter.count_text(text) if ratio is None
                   else math.ceil(len(text) * ratio))
         out.append(Line(text, tool_id, is_result, tokens + 1))
-    return out
-
-
-class ResultLines:
-    """The lines of a message of tool results only, measured when first needed.
-
-    Each result is one line, with its call's id, whatever its output: the ladder knows which
-    results a rung removes without reading one, and reads (and measures) only those whose
-    tokens decide whether a rung fits (:meth:`SummaryLadder._over_budget`). A message's lines
-    are measured together (their tokens come from the message's count and characters).
-    """
-
-    __slots__ = ("message", "ids", "_lines")
-
-    def __init__(self, message: Message) -> None:
-        self.message = message
-        self.ids = [p.id for p in message.content if isinstance(p, ToolResponse)]
-        self._lines: list[Line] | None = None
-
-    def lines(self, counter: TokenCounter, result_chars: int | None) -> list[Line]:
-        """:func:`measured_message` of the message (made once)."""
-        if self._lines is None:
-            self._lines = measured_message(self.message, counter, result_chars)
-        return self._lines
-
-
-def head_entries(messages: Sequence[Message], counter: TokenCounter,
-                 result_chars: int | None) -> list[Line | ResultLines]:
-    """:func:`measured_message` of each message, one of tool results only a :class:`ResultLines`.
-
-    Its lines (``ids``: a result line each, in order) are measured at first need.
-    """
-    out: list[Line | ResultLines] = []
-    for m in messages:
-        if m.metadata.is_continuation:
-            continue  # no line (flatten's)
-        content = m.content
-        if content and all(isinstance(p, ToolResponse) for p in content):
-            out.append(ResultLines(m))
-        else:
-            out += measured_message(m, counter, result_chars)
-    return out
-
-
-def stand_in_lines(entries: Sequence[Line | ResultLines]) -> list[Line]:
-    """The lines of ``entries``, an unmeasured result's a stand-in (its id, no text, 0 tokens).
-
-    As good as the measured lines for a rung that removes every result (0 %).
-    """
-    return [line for entry in entries for line in (
-        [Line("", i, True) for i in entry.ids] if isinstance(entry, ResultLines) else (entry,))]
+    return out, chars

@@ -20,15 +20,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
-from goosectx.compaction.flatten import (
-    Line,
-    ResultLines,
-    cut_lines,
-    flatten,
-    head_entries,
-    kept_floor_tokens,
-    stand_in_lines,
-)
+from goosectx.compaction.flatten import Line, cut_lines, flatten, kept_floor_tokens
 from goosectx.compaction.prompts import (
     SUMMARY_ELIDED_NOTE,
     SUMMARY_INSTRUCTIONS,
@@ -36,11 +28,19 @@ from goosectx.compaction.prompts import (
     SUMMARY_SYSTEM_PROMPT,
     SUMMARY_USER_INSTRUCTIONS,
 )
+from goosectx.compaction.results import (
+    REMOVED_CALL_TOKENS,
+    ResultLines,
+    head_entries,
+    middle_out_removal,
+    removed_of,
+    stand_in_lines,
+)
 from goosectx.conversation import Message, ToolResponse
 from goosectx.errors import CompactionFailed
 from goosectx.tokens import MESSAGE_OVERHEAD_TOKENS, TokenCounter
 
-__all__ = [  # cut_lines, flatten and Line are read from here too
+__all__ = [  # cut_lines, flatten, Line and middle_out_removal are read from here too
     "DEFAULT_RESULT_CHARS", "ELISION_LEVELS", "KEEP_RUNGS_PERCENT", "MIN_ELIDED_ITEM_TOKENS",
     "REMOVED_CALL_TOKENS", "SUMMARY_OUTPUT_CAP_TOKENS", "WINDOW_MARGIN_RATIO", "Line",
     "SummaryLadder", "SummaryRequest", "cut_lines", "elide_middle", "flatten",
@@ -88,44 +88,6 @@ class SummaryRequest:
     def messages(self) -> list[Message]:
         """The request's message list (one user message)."""
         return [Message.user(self.prompt)]
-
-
-def middle_out_removal(lines: Sequence[Line], keep_percent: int) -> tuple[list[Line], int, int]:
-    """Drop tool results from the middle of the list outward; their call lines stay.
-
-    Of ``n`` results, ``ceil(n × (100 − keep_percent) / 100)`` are removed, those nearest the
-    centre first (goose: middle-out tool-response removal); 0 % removes all, even a lone one.
-    The call line of a removed result becomes ``[tool] NAME {ARGS} → (result omitted)``.
-
-    Returns:
-        (kept lines, removed result count, total result count).
-    """
-    removed, k, n = _removed_of([line.tool_id for line in lines if line.is_result], keep_percent)
-    kept: list[Line] = []
-    for line in lines:
-        if line.tool_id not in removed:
-            kept.append(line)
-        elif not line.is_result:
-            text = line.text.replace("[assistant tool call] ", "[tool] ", 1)
-            kept.append(Line(f"{text} → (result omitted)", line.tool_id, False,
-                             line.tokens + REMOVED_CALL_TOKENS))
-    return kept, k, n
-
-
-REMOVED_CALL_TOKENS = 5
-"""What `` → (result omitted)`` adds to a call line whose result is removed (estimate)."""
-
-
-def _removed_of(results: Sequence[str | None], keep_percent: int
-                ) -> tuple[set[str | None], int, int]:
-    """The tool ids :func:`middle_out_removal` removes of result lines ``results``; (k, n).
-
-    The ``k`` nearest the centre (the lower first of two as near): those from ``(n - k) // 2``.
-    """
-    n = len(results)
-    k = -(-n * (100 - keep_percent) // 100)
-    start = (n - k) // 2
-    return set(results[start:start + k]), k, n
 
 
 def elide_middle(text: str, keep_tokens: int, tokens: int) -> str:
@@ -288,11 +250,11 @@ class SummaryLadder:
                 else:
                     others += entry.tokens
                     calls[entry.tool_id] = calls.get(entry.tool_id, 0) + 1
-            fewest = _removed_of(ids, KEEP_RUNGS_PERCENT[-2])[0]  # what the last rung removes
+            fewest = removed_of(ids, KEEP_RUNGS_PERCENT[-2])[0]  # what the last rung removes
             groups.sort(key=lambda g: any(i in fewest for i in g.ids))  # (stable: in order)
             self._sums = ids, groups, measured, calls, others
         ids, groups, measured, calls, others = self._sums
-        removed = _removed_of(ids, keep)[0]
+        removed = removed_of(ids, keep)[0]
         room = (budget - self._fixed - others
                 - REMOVED_CALL_TOKENS * sum(calls.get(i, 0) for i in removed)
                 - sum(line.tokens for line in measured if line.tool_id not in removed))
@@ -300,8 +262,9 @@ class SummaryLadder:
             if room < 0:
                 return True
             if not all(i in removed for i in group.ids):
-                room -= sum(line.tokens for line in group.lines(self.counter, self._result_chars)
-                            if line.tool_id not in removed)
+                room -= sum(tokens for i, tokens in group.tokens(self.counter,
+                                                                 self._result_chars)
+                            if i not in removed)
         return room < 0
 
     def _build(self, lines: Sequence[Line], keep: int, removed: int, total: int,

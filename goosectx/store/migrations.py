@@ -30,6 +30,8 @@ MIGRATION_PLAN (numbers reserved; use only yours, keep this list and docs/archit
        triggers), for ``compact --dry-run``
     13 a ledger row's estimate mark (``usage_ledger.estimated``): a summary billed with our
        estimate reads back marked
+    14 what measuring a message of tool results found for the summary request
+       (``message_shapes.result_lines``), kept with its shape
 """
 
 from __future__ import annotations
@@ -43,7 +45,7 @@ from pathlib import Path
 
 from goosectx.errors import StoreCorrupt, StoreError, StoreTooNew
 from goosectx.store.search_index import PENDING_SCHEMA, migrate_titles_and_index
-from goosectx.store.shapes_schema import SHAPES_SCHEMA
+from goosectx.store.shapes_schema import RESULT_LINES_SCHEMA, SHAPES_SCHEMA
 from goosectx.store.waiting import BUSY_TIMEOUT_MS, WaitNotice, begin_immediate
 
 
@@ -215,6 +217,8 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(13, "a ledger row's estimate mark", """
     ALTER TABLE usage_ledger ADD COLUMN estimated INTEGER NOT NULL DEFAULT 0;
     """),
+
+    Migration(14, "result line figures kept with the message shapes", RESULT_LINES_SCHEMA),
 )
 
 BOOKKEEPING = "CREATE TABLE schema_migrations (number INTEGER PRIMARY KEY, applied TEXT NOT NULL)"

@@ -50,6 +50,7 @@ from goosectx.store.message_read import (
 from goosectx.store.replacing import ReplacingConnection
 from goosectx.store.rows import MESSAGES_WITH_STATE, METADATA_JSON, TOKEN_COUNT
 from goosectx.store.shape_outputs import Outputs, Pending, install
+from goosectx.store.shapes_lines import KeptLines, ShapedCounts
 from goosectx.store.shapes_schema import COLUMNS
 from goosectx.store.waiting import BUSY_TIMEOUT_MS
 
@@ -57,8 +58,8 @@ _SHAPE_ROWS = (
     f"SELECT m.rowid, sh.id, {ROLE_CODE.replace('m.', 'sh.')}, sh.created, sh.parts_json,"
     " sh.texts, coalesce(s.metadata_json, sh.metadata_json),"
     " CASE WHEN s.token_count IS NULL THEN sh.token_count ELSE s.token_count END,"
-    " CASE WHEN s.token_count IS NULL THEN sh.token_encoding ELSE s.token_encoding END"
-    " FROM messages m LEFT JOIN message_shapes sh ON sh.message_rowid = m.rowid"
+    " CASE WHEN s.token_count IS NULL THEN sh.token_encoding ELSE s.token_encoding END,"
+    " sh.result_lines FROM messages m LEFT JOIN message_shapes sh ON sh.message_rowid = m.rowid"
     " LEFT JOIN message_state s ON s.message_rowid = m.rowid"
     " WHERE m.session_id=? ORDER BY m.position"
 )
@@ -101,7 +102,7 @@ def load_for_plan(store: SessionStore, session_id: str) -> tuple[Session, Callab
         messages, counts, unshaped = shaped
         if unshaped:
             _make_shapes(store, session_id, unshaped)
-        return _with_messages(session, messages, counts), conn.close
+        return _with_messages(session, messages, counts), lambda: _done(conn, counts)
     conn.close()
     try:
         return _with_messages(session, *_load_and_fill(store, session_id)), _nothing
@@ -113,6 +114,14 @@ def load_for_plan(store: SessionStore, session_id: str) -> tuple[Session, Callab
 
 def _nothing() -> None:
     return None
+
+
+def _done(conn: sqlite3.Connection, counts: ShapedCounts) -> None:
+    """The messages are no longer read: keep the results' new figures, close ``conn``."""
+    try:
+        counts.result_lines.save(conn)
+    finally:
+        conn.close()
 
 
 def _connect(store: SessionStore) -> sqlite3.Connection:
@@ -130,7 +139,7 @@ def _with_messages(session: Session, messages: list[Message],
 
 
 def _read_shaped(conn: sqlite3.Connection, store: SessionStore, session_id: str
-                 ) -> tuple[list[Message], dict[str, TokenCount], list[int]] | None:
+                 ) -> tuple[list[Message], ShapedCounts, list[int]] | None:
     """The messages from their shapes, in one read transaction kept open for their outputs.
 
     Also the rowids of the rows without a shape, read whole; ``None`` (the transaction ended)
@@ -141,13 +150,15 @@ def _read_shaped(conn: sqlite3.Connection, store: SessionStore, session_id: str
         outputs = Outputs(conn, store, session_id)
         install()
         messages: list[Message] = []
-        counts: dict[str, TokenCount] = {}
+        kept = KeptLines()
+        counts = ShapedCounts(kept)
+        figures = kept.stored
         last_encoding = None
         templates: dict[str, Any] = {}
         flags, roles, parse_time = FLAGS_METADATA.get, ROLES.get, datetime.fromisoformat
         unshaped: list[int] = []
-        for rowid, mid, role, created, parts_json, texts, metadata_json, count, encoding in (
-                conn.execute(_SHAPE_ROWS, (session_id,))):
+        for (rowid, mid, role, created, parts_json, texts, metadata_json, count, encoding,
+             lines) in conn.execute(_SHAPE_ROWS, (session_id,)):
             if parts_json is None:  # no shape yet: the row read whole, as the full load does
                 unshaped.append(rowid)
                 if len(unshaped) > MAX_UNSHAPED:
@@ -188,6 +199,8 @@ def _read_shaped(conn: sqlite3.Connection, store: SessionStore, session_id: str
             if message is None:  # not a plain row: read whole, as the full load reads it
                 message = outputs.whole(mid, metadata_json)
             messages.append(message)
+            if lines is not None:
+                figures[mid] = lines
             if type(count) is int and type(encoding) is str:  # as read_messages keeps it
                 known: Any = _CountFields()
                 known.count = count
@@ -316,7 +329,7 @@ def _make_shapes(store: SessionStore, session_id: str, rowids: list[int]) -> Non
                 except StoreCorrupt:
                     continue
                 conn.execute(f"INSERT OR REPLACE INTO message_shapes SELECT"
-                             f" {COLUMNS.format(r='rowid', t='messages')}, ?, ? FROM messages"
+                             f" {COLUMNS.format(r='rowid', t='messages')}, ?, ?, NULL FROM messages"
                              " WHERE rowid=?", (*shape_parts(message), rowid))
     except StoreError:
         pass  # the next dry run reads those rows whole again
@@ -333,7 +346,7 @@ def _load_and_fill(store: SessionStore, session_id: str
         messages, counts = read_messages(conn, session_id, store.path)
         conn.execute(  # the rows without a shape (since the last dry run, or migration 12)
             f"INSERT INTO message_shapes SELECT {COLUMNS.format(r='rowid', t='messages')},"
-            " NULL, NULL FROM messages WHERE session_id=? AND rowid NOT IN"
+            " NULL, NULL, NULL FROM messages WHERE session_id=? AND rowid NOT IN"
             " (SELECT message_rowid FROM message_shapes WHERE session_id=?)",
             (session_id, session_id))
         missing = {mid for (mid,) in conn.execute(

@@ -1,4 +1,4 @@
-"""Migration 12's schema: ``message_shapes`` and its triggers (:mod:`goosectx.store.shapes`).
+"""Migrations 12 and 14: ``message_shapes``, its triggers and its ``result_lines`` column.
 
 Apart from :mod:`goosectx.store.shapes` so that :mod:`goosectx.store.migrations` imports it
 without the store (docs/architecture.md §8).
@@ -39,3 +39,10 @@ END;
 """Migration 12: the table, and the triggers that drop a row's shape when the row changes or
 goes. An insert has none (an import pays nothing): a row without a shape gets one at first
 need."""
+
+RESULT_LINES_SCHEMA = """
+ALTER TABLE message_shapes ADD COLUMN result_lines TEXT;
+"""
+"""Migration 14: what measuring a message of tool results for the summary request found
+(:mod:`goosectx.store.shapes_lines`), kept with its shape (dropped with it when the row
+changes). NULL until a dry run measures the message."""
