@@ -79,13 +79,12 @@ _INVISIBLE = (
     "\u2066-\u206f\u3164\ufeff\uffa0\ufff9-\ufffb"
     "\U000e0000-\U000e007f"
 )
-_UNSAFE = re.compile(f"[\x00-\x08\x0b-\x1f\x7f-\x9f{_INVISIBLE}\ud800-\udfff{APPROVAL_MARKER}]")
+_UNSAFE_CLASS = f"[\x00-\x08\x0b-\x1f\x7f-\x9f{_INVISIBLE}\ud800-\udfff{APPROVAL_MARKER}]"
 """One character that must not reach a terminal as it is (newline and tab may; a joiner may
-where :data:`_KEPT_JOINER` keeps it)."""
+where the kept-joiner pattern keeps it): :attr:`_Tables.unsafe`."""
 _JOINER_NEIGHBOUR = (f"[^\x00-\x7f\x80-\x9f\\s{_INVISIBLE}\ud800-\udfff"
                      f"{APPROVAL_MARKER}]")
 """A visible non-ASCII character (what a kept joiner stands between)."""
-_KEPT_JOINER = re.compile(f"(?<={_JOINER_NEIGHBOUR})[{_JOINERS}](?={_JOINER_NEIGHBOUR})")
 _CSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]")
 """A complete 7-bit CSI sequence (colours, cursor moves): tool output may have it removed.
 The 8-bit form (U+009B) is no program's normal output, so it stays visible."""
@@ -96,10 +95,10 @@ _SAFE_ASCII = b"\t\n" + bytes(range(0x20, 0x7F))
 
 
 def _has_unsafe(text: str) -> bool:
-    """True when ``text`` has a character :data:`_UNSAFE` matches (most text: C passes only).
+    """True when ``text`` has a character :data:`_UNSAFE_CLASS` matches (most text: C passes only).
 
     ASCII text: its bytes with the safe ones deleted. Other text: its UTF-8 bytes hold no
-    byte that starts an unsafe character's encoding (:data:`_SAFE_UTF8`), or the regex.
+    byte that starts an unsafe character's encoding (:attr:`_Tables.safe_utf8`), or the regex.
     Deleting bytes is several times faster than the regex scan.
     """
     if text.isascii():
@@ -108,9 +107,10 @@ def _has_unsafe(text: str) -> bool:
         data = text.encode("utf-8")
     except UnicodeEncodeError:  # a lone surrogate: unsafe
         return True
-    if not data.translate(None, _SAFE_UTF8):
+    tables = _tables or _built()
+    if not data.translate(None, tables.safe_utf8):
         return False
-    return _UNSAFE.search(text) is not None
+    return tables.unsafe.search(text) is not None
 
 
 def _stand_in(code: int) -> str:
@@ -133,15 +133,53 @@ def _unsafe_codes() -> list[int]:
     return [code for low, high in ranges for code in range(low, high + 1)]
 
 
-_STAND_INS = {code: _stand_in(code) for code in _unsafe_codes()}
-"""``str.translate`` table: each unsafe character to its visible stand-in (one C pass)."""
+class _Tables:
+    """The patterns and tables of non-ASCII text, built at the first text that needs them.
 
-_SAFE_UTF8 = bytes(set(range(256)) - {
-    chr(code).encode("utf-8")[0] for code in _unsafe_codes() if not 0xD800 <= code <= 0xDFFF})
-"""Bytes that start no unsafe character's UTF-8 encoding: the ASCII ones of
-:data:`_SAFE_ASCII`, continuation bytes and every lead byte but C2, D8, E1, E2, EF and F3.
-UTF-8 text made only of them has no unsafe character (one with such a lead may be safe: the
-regex then decides)."""
+    Most commands print only ASCII (a plan, a table of names): they are never built there
+    (~1.5 ms of regex compiles and tables at import otherwise).
+    """
+
+    __slots__ = ("unsafe", "kept_joiner", "stand_ins", "safe_utf8", "blank_stand_ins")
+
+    def __init__(self) -> None:
+        self.unsafe = re.compile(_UNSAFE_CLASS)
+        """One character :data:`_UNSAFE_CLASS` matches."""
+        self.kept_joiner = re.compile(
+            f"(?<={_JOINER_NEIGHBOUR})[{_JOINERS}](?={_JOINER_NEIGHBOUR})")
+        """A joiner between two visible non-ASCII characters: kept."""
+        codes = _unsafe_codes()
+        self.stand_ins = {code: _stand_in(code) for code in codes}
+        """``str.translate`` table: each unsafe character to its visible stand-in (one C
+        pass)."""
+        self.safe_utf8 = bytes(set(range(256)) - {
+            chr(code).encode("utf-8")[0] for code in codes if not 0xD800 <= code <= 0xDFFF})
+        """Bytes that start no unsafe character's UTF-8 encoding: the ASCII ones of
+        :data:`_SAFE_ASCII`, continuation bytes and every lead byte but C2, D8, E1, E2, EF and
+        F3. UTF-8 text made only of them has no unsafe character (one with such a lead may be
+        safe: the regex then decides)."""
+        self.blank_stand_ins = {code: f"<U+{code:04X}>" for code in (
+            *BLANK_LOOKING, *map(ord, _JOINERS), *VARIATION_SELECTORS)}
+        """:func:`code_safe`'s table: the blank-looking characters, the joiners and the
+        variation selectors prose keeps."""
+
+
+_tables: _Tables | None = None
+
+
+def _built() -> _Tables:
+    """The tables, built at the first call."""
+    global _tables
+    if _tables is None:
+        _tables = _Tables()
+    return _tables
+
+
+def __getattr__(name: str) -> re.Pattern[str]:
+    """``_UNSAFE``: the pattern of one unsafe character (``safe_console`` imports it)."""
+    if name == "_UNSAFE":
+        return _built().unsafe
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def terminal_safe(text: str) -> str:
@@ -163,7 +201,7 @@ def terminal_safe(text: str) -> str:
             return text
     if "\u200d" in text or "\u200c" in text:
         return _with_kept_joiners(text)
-    return text.translate(_STAND_INS)
+    return text.translate((_tables or _built()).stand_ins)
 
 
 def terminal_safe_utf8(text: str) -> bytes:
@@ -183,20 +221,23 @@ def terminal_safe_utf8(text: str) -> bytes:
             data = text.encode("utf-8")
         except UnicodeEncodeError:  # a lone surrogate: unsafe
             return terminal_safe(text).encode("utf-8")
-        if not data.translate(None, _SAFE_UTF8) or _UNSAFE.search(text) is None:
+        tables = _tables or _built()
+        if not data.translate(None, tables.safe_utf8) or tables.unsafe.search(text) is None:
             return data
     return terminal_safe(text).encode("utf-8")
 
 
 def _with_kept_joiners(text: str) -> str:
-    """:func:`terminal_safe`'s stand-ins, the joiners :data:`_KEPT_JOINER` finds kept."""
+    """:func:`terminal_safe`'s stand-ins, the joiners between visible characters kept."""
+    tables = _tables or _built()
+    stand_ins = tables.stand_ins
     out: list[str] = []
     start = 0
-    for match in _KEPT_JOINER.finditer(text):
-        out.append(text[start:match.start()].translate(_STAND_INS))
+    for match in tables.kept_joiner.finditer(text):
+        out.append(text[start:match.start()].translate(stand_ins))
         out.append(match.group())
         start = match.end()
-    out.append(text[start:].translate(_STAND_INS))
+    out.append(text[start:].translate(stand_ins))
     return "".join(out)
 
 
@@ -211,12 +252,6 @@ VARIATION_SELECTORS = (*range(0xFE00, 0xFE10), *range(0xE0100, 0xE01F0))
 is drawn (an emoji's ❤️) — in a command, ``ls<U+FE0F>`` looks like ``ls`` but is another
 program, and 256 of them can carry a hidden payload."""
 
-_BLANK_STAND_INS = {code: f"<U+{code:04X}>" for code in (*BLANK_LOOKING, *map(ord, _JOINERS),
-                                                         *VARIATION_SELECTORS)}
-""":func:`code_safe`'s table: the blank-looking characters, the joiners and the variation
-selectors prose keeps."""
-
-
 def code_safe(text: str) -> str:
     """:func:`terminal_safe` for code-like text: blank-looking characters shown as well.
 
@@ -230,7 +265,7 @@ def code_safe(text: str) -> str:
     text = terminal_safe(text)
     if text.isascii():
         return text
-    return text.translate(_BLANK_STAND_INS)
+    return text.translate((_tables or _built()).blank_stand_ins)
 
 
 def one_line_safe(text: str) -> str:
@@ -272,7 +307,7 @@ def json_safe(json_text: str) -> str:
     """
     if not _has_unsafe(json_text):
         return json_text
-    return _UNSAFE.sub(_json_escape, whole_text(json_text))
+    return (_tables or _built()).unsafe.sub(_json_escape, whole_text(json_text))
 
 
 class SafeStream:

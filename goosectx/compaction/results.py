@@ -74,13 +74,14 @@ class ResultLines:
     tokens alone come from kept figures where there are some (:meth:`tokens`).
     """
 
-    __slots__ = ("message", "ids", "_lines", "_kept")
+    __slots__ = ("message", "ids", "_lines", "_kept", "_tokens")
 
     def __init__(self, message: Message, kept: KeptResultLines | None = None) -> None:
         self.message = message
         self.ids = [p.id for p in message.content if isinstance(p, ToolResponse)]
         self._lines: list[Line] | None = None
         self._kept = kept
+        self._tokens: list[tuple[str | None, int]] | None = None
 
     def lines(self, counter: TokenCounter, result_chars: int | None) -> list[Line]:
         """:func:`~.flatten.measured_message` of the message (made once; its figures kept)."""
@@ -101,17 +102,21 @@ class ResultLines:
         """Each line's (tool id, tokens), as :meth:`lines` gives them.
 
         From the kept figures and the message's stored count when both are there (no output
-        read), else from :meth:`lines`.
+        read), else from :meth:`lines` (made once: a ladder has one counter and result size).
         """
-        if self._lines is None and self._kept is not None:
-            key = kept_key(result_chars)
-            figures = self._kept.get(self.message.id, key) if key else None
-            if figures is not None and len(figures) == len(self.ids) + 1:
-                ratio = counter.stored_tokens_per_char(self.message, figures[0])
-                if ratio is not None:
-                    return [(i, math.ceil(n * ratio) + 1)
-                            for i, n in zip(self.ids, figures[1:], strict=True)]
-        return [(line.tool_id, line.tokens) for line in self.lines(counter, result_chars)]
+        if self._tokens is None:
+            if self._lines is None and self._kept is not None:
+                key = kept_key(result_chars)
+                figures = self._kept.get(self.message.id, key) if key else None
+                if figures is not None and len(figures) == len(self.ids) + 1:
+                    ratio = counter.stored_tokens_per_char(self.message, figures[0])
+                    if ratio is not None:
+                        self._tokens = [(i, math.ceil(n * ratio) + 1)
+                                        for i, n in zip(self.ids, figures[1:], strict=True)]
+            if self._tokens is None:
+                self._tokens = [(line.tool_id, line.tokens)
+                                for line in self.lines(counter, result_chars)]
+        return self._tokens
 
 
 def kept_result_lines(counter: TokenCounter) -> KeptResultLines | None:
