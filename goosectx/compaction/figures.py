@@ -17,7 +17,6 @@ from typing import TYPE_CHECKING
 from goosectx.budget import SpendingCap
 from goosectx.compaction import calibration
 from goosectx.compaction.budget import Budget, settings_budget
-from goosectx.compaction.decide import fixed_part_notice
 from goosectx.compaction.guard import CompactionGuard
 from goosectx.config import DEFAULT_CONTEXT_LIMIT_TOKENS, Settings
 from goosectx.providers.base import ContextLimit, Provider, ToolSchema
@@ -213,7 +212,11 @@ class ContextFigures:
         carries, largest first, with what they cost (``decide.fixed_part_notice``).
         """
         cause = self.fixed_part_cause(request, self.settings.threshold_ratio)
-        return None if cause is None else fixed_part_notice(*cause)
+        if cause is None:
+            return None
+        from goosectx.compaction.decide import fixed_part_notice  # (a dry run: none of it)
+
+        return fixed_part_notice(*cause)
 
     def fixed_part_cause(self, request: RequestContext, ratio: float
                          ) -> tuple[int, int, list[tuple[str, int, int, int]]] | None:

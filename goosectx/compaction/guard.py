@@ -13,14 +13,6 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from goosectx.compaction import calibration
-from goosectx.compaction.decide import (
-    MAX_FAILED_ATTEMPTS,
-    failures_notice,
-    ineffective,
-    pause_notice,
-    pause_reason,
-    would_grow_notice,
-)
 from goosectx.errors import CompactionWouldGrow, GoosectxError
 from goosectx.session import SessionState
 from goosectx.usage import Usage
@@ -64,6 +56,8 @@ class CompactionGuard:
             return
         self.state.judge_input_tokens = None
         self.state.growth_base_tokens = current_tokens
+        from goosectx.compaction.decide import ineffective, pause_notice  # (a dry run: none)
+
         if (ineffective(judged, usage.input_tokens, context_limit_tokens, threshold_ratio)
                 and not self.state.auto_compaction_paused):
             self._pause(pause_notice(judged, usage.input_tokens, context_limit_tokens,
@@ -71,6 +65,8 @@ class CompactionGuard:
 
     def strategy(self, wanted: CompactionStrategy) -> CompactionStrategy:
         """The strategy of an automatic compaction: extractive after 3 failed attempts."""
+        from goosectx.compaction.decide import MAX_FAILED_ATTEMPTS
+
         if wanted == "llm" and self.state.compaction_failures >= MAX_FAILED_ATTEMPTS:
             return "extractive"
         return wanted
@@ -96,6 +92,8 @@ class CompactionGuard:
         if not counts:
             return
         self.state.compaction_failures += 1
+        from goosectx.compaction.decide import MAX_FAILED_ATTEMPTS, failures_notice
+
         if self.state.compaction_failures == MAX_FAILED_ATTEMPTS:
             self.notices.append(failures_notice(MAX_FAILED_ATTEMPTS))
 
@@ -112,6 +110,8 @@ class CompactionGuard:
         if isinstance(exc, CompactionWouldGrow):
             self.compacted_since_call = True
             if not self.state.auto_compaction_paused:
+                from goosectx.compaction.decide import would_grow_notice
+
                 self._pause(fixed_part() or would_grow_notice(
                     current_tokens, reported, context_limit_tokens, exc.message))
             return
@@ -130,6 +130,8 @@ class CompactionGuard:
 
     def _pause(self, notice: str) -> None:
         """Pause auto-compaction, keeping why (``/context`` says it again), and tell the user."""
+        from goosectx.compaction.decide import pause_reason
+
         self.state.auto_compaction_paused = True
         self.state.pause_reason = pause_reason(notice)
         self.notices.append(notice)

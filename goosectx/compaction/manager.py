@@ -26,14 +26,6 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from goosectx.compaction import calibration
-from goosectx.compaction.decide import (
-    LARGER_MODEL_HINT,
-    decide_auto,
-    fixed_part_cause,
-    own_context_refusal,
-    reactive_refusal,
-    tool_call_cutoff,
-)
 from goosectx.compaction.figures import ContextFigures, RequestContext
 from goosectx.compaction.layout import cleared_messages
 from goosectx.compaction.plan import CompactionPlan, plan
@@ -129,6 +121,8 @@ class ContextManager(ContextFigures):
         yield from self._guard_notices()
         agent = self.session.conversation.agent_messages()
         current, estimated = self.current_tokens(request)
+        from goosectx.compaction.decide import decide_auto  # (a dry run loads none of decide)
+
         decision = decide_auto(
             enabled=(self.provider is not None and not self.manages_own_context
                      and self.settings.auto_compaction_enabled),
@@ -169,6 +163,8 @@ class ContextManager(ContextFigures):
         ``ContextLengthExceeded`` (with a larger-model hint) a third time in a turn, for a
         model that manages its own context, or when nothing is left to compact.
         """
+        from goosectx.compaction.decide import LARGER_MODEL_HINT, reactive_refusal
+
         refusal = reactive_refusal(manages_own_context=self.manages_own_context,
                                    reactive_this_turn=self._reactive_this_turn)
         if refusal is not None:
@@ -203,6 +199,8 @@ class ContextManager(ContextFigures):
         """
         if self.manages_own_context:
             return None
+        from goosectx.compaction.decide import fixed_part_cause
+
         found = self.fixed_part_cause(request, ratio)
         if found is None:
             return None
@@ -226,6 +224,7 @@ class ContextManager(ContextFigures):
         if (self.provider is None or self.manages_own_context
                 or not self.settings.tool_pair_summarization or _is_set(cancel)):
             return
+        from goosectx.compaction.decide import tool_call_cutoff
         from goosectx.compaction.pairs_step import condense_old_pairs  # here, as execute
 
         cutoff = tool_call_cutoff(self.settings, self.context_limit().tokens)
@@ -261,6 +260,8 @@ class ContextManager(ContextFigures):
         if strategy not in ("llm", "extractive"):
             raise ValueError(f"unknown compaction strategy {strategy!r}")
         if self.manages_own_context:
+            from goosectx.compaction.decide import own_context_refusal
+
             raise own_context_refusal(self.provider.model if self.provider else self.session.model)
         chosen: CompactionStrategy = "llm" if strategy == "llm" else "extractive"
         if chosen == "llm" and not self._summarisers():
@@ -277,6 +278,8 @@ class ContextManager(ContextFigures):
             found = self.fixed_part_cause(request, self.settings.threshold_ratio)
             if found is not None and not isinstance(exc, SummaryOverBudget):
                 # "already about as small as a summary" hides why: what every request sends
+                from goosectx.compaction.decide import fixed_part_cause
+
                 cause, fix = fixed_part_cause(*found)
                 exc.hint = f"{cause}; {fix}"
             raise
@@ -290,6 +293,8 @@ class ContextManager(ContextFigures):
         Raises the refusals :meth:`compact` raises before any call (``CompactionFailed``).
         """
         if self.manages_own_context:
+            from goosectx.compaction.decide import own_context_refusal
+
             raise own_context_refusal(self.provider.model if self.provider else self.session.model)
         b = self.breakdown(request)  # once, for both figures
         before, _ = self.current_tokens(request, b)

@@ -137,7 +137,8 @@ def head_entries(messages: Sequence[Message], counter: TokenCounter,
         if m.metadata.is_continuation:
             continue  # no line (flatten's)
         content = m.content
-        if content and all(isinstance(p, ToolResponse) for p in content):
+        if content and (isinstance(content[0], ToolResponse) if len(content) == 1  # (most)
+                        else all(isinstance(p, ToolResponse) for p in content)):
             out.append(ResultLines(m, kept))
         else:
             out += measured_message(m, counter, result_chars)
