@@ -18,6 +18,7 @@ build's figures are not used.
 from __future__ import annotations
 
 import math
+import zlib
 from collections.abc import Sequence
 from functools import cache
 from pathlib import Path
@@ -91,11 +92,21 @@ class ResultLines:
             else:
                 self._lines, chars = measured_lines_and_chars(self.message, counter,
                                                               result_chars)
-                key = kept_key(result_chars)
+                key = self._key(result_chars)
                 if key:
                     self._kept.put(self.message.id, key,
                                    [chars, *(len(line.text) for line in self._lines)])
         return self._lines
+
+    def _key(self, result_chars: int | None) -> str:
+        """:func:`kept_key` with the message's result ids, in order.
+
+        A copy of the message under its id (a repair moves parts between messages) finds no
+        figures but its own.
+        """
+        key = kept_key(result_chars)
+        ids = "\0".join(self.ids).encode("utf-8", "surrogatepass")
+        return f"{key}:{zlib.crc32(ids):08x}" if key else ""
 
     def tokens(self, counter: TokenCounter, result_chars: int | None
                ) -> list[tuple[str | None, int]]:
@@ -106,7 +117,7 @@ class ResultLines:
         """
         if self._tokens is None:
             if self._lines is None and self._kept is not None:
-                key = kept_key(result_chars)
+                key = self._key(result_chars)
                 figures = self._kept.get(self.message.id, key) if key else None
                 if figures is not None and len(figures) == len(self.ids) + 1:
                     ratio = counter.stored_tokens_per_char(self.message, figures[0])
