@@ -17,6 +17,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from goosectx.compaction.lazy_pattern import LazyPattern
 from goosectx.conversation import (
     Attachment,
     Message,
@@ -58,12 +59,12 @@ def _one_line_prefix(role: str, message: Message, *, first_text: bool = True) ->
 
 _SUMMARY_LABEL = "[summary of the earlier conversation]"
 
-_BLOCK_TAG = re.compile(r"<(?=[\s/]*conversation)", re.I)
+_BLOCK_TAG = LazyPattern(r"<(?=[\s/]*conversation)", re.I)  # (each compiled at its first use)
 _LABEL = ("\\[(?=[ \t]*(?:user|assistant|tool|summary of the earlier conversation)\\b"
           "[^\\]\n]{0,200}\\])")
-_ROLE_LABEL = re.compile("(\n[ \t]*)" + _LABEL, re.I)  # (a literal start: scanned fast)
+_ROLE_LABEL = LazyPattern("(\n[ \t]*)" + _LABEL, re.I)  # (a literal start: scanned fast)
 _OTHER_BREAKS = "\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"  # str.splitlines' (a model may too)
-_ROLE_LABEL_ANY = re.compile(f"([\n{_OTHER_BREAKS}][ \t]*)" + _LABEL, re.I)
+_ROLE_LABEL_ANY = LazyPattern(f"([\n{_OTHER_BREAKS}][ \t]*)" + _LABEL, re.I)
 _ASCII_BREAKS = "\r\x0b\x0c\x1c\x1d\x1e"  # those of them an ASCII text may hold
 
 
