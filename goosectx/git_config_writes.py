@@ -40,7 +40,8 @@ def writes_git_config(name: str, args: list[str], where: Where | None = None) ->
     The paths it writes: a redirection ``> PATH`` / ``>> PATH`` (``name`` is the operator),
     ``tee``'s files, ``dd of=PATH``, the file or dir an option writes to (``find -fprint
     PATH``, ``cp -t DIR``: :attr:`goosectx.option_table.Does.OUTPUT`, ``INTO``, ``WRITES``),
-    and the target of ``cp``, ``mv``, ``install``, ``ln``, ``rsync`` (its last operand), each
+    the target of ``cp``, ``install``, ``ln``, ``rsync`` (its last operand), every operand of
+    ``mv`` (it removes its sources: ``mv .git/HEAD x``) and of ``truncate``, each
     judged by :func:`goosectx.protected_paths.protected_write` in the dirs of ``where``
     (``.git/./hooks/x``, ``cd .git && tee HEAD``, ``.venv/lib/…/x.pth``); and any word, ``=``
     value or short option's glued value that names the git directory or a path in it, given to a
@@ -49,17 +50,24 @@ def writes_git_config(name: str, args: list[str], where: Where | None = None) ->
     """
     hits = [hit for hit in option_hits(name, args) if hit.value is not None] if (
         name in OPTIONS) else []
+    removed: list[str] = []
     if name in (">", ">>", "tee"):
         paths = [a for a in args if not a.startswith("-") or name != "tee"]
     elif name == "dd":
         paths = [a[3:] for a in args if a.startswith("of=")]
-    elif name in _COPIERS:
-        paths = [a for a in args if not a.startswith("-")][-1:]
+    elif name in _COPIERS:  # cp -t DIR a b: DIR (below); mv .git/HEAD x removes its sources
+        operands = [a for a in args if not a.startswith("-")]
+        into = any(hit.does is Does.INTO for hit in hits)
+        paths = [] if into else operands[-1:]
+        removed = operands if name == "mv" else []
+    elif name == "truncate":  # truncate -s0 .git/index: every operand is emptied or cut
+        paths = [a for k, a in enumerate(args) if not a.startswith("-") and (
+            k == 0 or args[k - 1] not in ("-s", "-r", "--size", "--reference"))]
     else:
         paths = []
     paths += [str(hit.value) for hit in hits if hit.does in _WRITTEN]
-    for path in paths:
-        if why := protected_write(name, path, where):
+    for path, verb in [*((p, "writes") for p in paths), *((p, "removes") for p in removed)]:
+        if why := protected_write(name, path, where, verb):
             return why
     if name in _PASSES_ON and any(_IN_GIT_DIR.fullmatch(path) for word in args
                                   for path in _named(word)):

@@ -64,11 +64,12 @@ def line_dirs(command: str, working_dir: Path) -> LineDirs:
     return found
 
 
-def protected_write(who: str, path: str, where: Where | None) -> str | None:
+def protected_write(who: str, path: str, where: Where | None, verb: str = "writes") -> str | None:
     """Why ``who`` writing ``path`` may change what a later command runs, or ``None``.
 
-    ``who``: the program, or ``>`` / ``>>`` for a redirection. ``where``: the project and
-    the dirs the command may run in; ``None``: judged on the text alone.
+    ``who``: the program, or ``>`` / ``>>`` for a redirection; ``verb``: what it does there
+    (``removes``: ``mv``'s sources). ``where``: the project and the dirs the command may run
+    in; ``None``: judged on the text alone.
     """
     if not path or "\0" in path:
         return None
@@ -82,38 +83,41 @@ def protected_write(who: str, path: str, where: Where | None) -> str | None:
                       else (Path(os.path.normpath(base / written)), where.root)
                       for base in where.dirs]
     for target, root in candidates:
-        why = _judged(who, target, root)
+        why = _judged(f"{who} {verb}", target, root)
         if why is None and target.is_absolute() and root is not None:
             real = resolve(target)  # ln -s .git/hooks h; tee h/pre-commit
-            why = _judged(who, real, resolve(root)) if real != target else None
+            why = _judged(f"{who} {verb}", real, resolve(root)) if real != target else None
         if why is not None:
             return why
     return None
 
 
-def _judged(who: str, target: Path, root: Path | None) -> str | None:
-    """:func:`protected_write`'s reason for one normalised ``target`` (``root``: the project)."""
+def _judged(done: str, target: Path, root: Path | None) -> str | None:
+    """:func:`protected_write`'s reason for one normalised ``target`` (``root``: the project).
+
+    ``done``: who does what (``tee writes``, ``mv removes``).
+    """
     within = root is not None and target.is_absolute() and inside(target, root)
     parts = target.relative_to(root).parts if within and root is not None else target.parts
     shown = "/".join(parts) if within else str(target)
     lowered = [p.lower() for p in parts]
     if ".git" in lowered:
-        return _in_git_dir(who, shown, parts[len(lowered) - lowered[::-1].index(".git"):])
+        return _in_git_dir(done, shown, parts[len(lowered) - lowered[::-1].index(".git"):])
     git_dir = os.environ.get("GIT_DIR")
     if git_dir and root is not None and target.is_absolute():
         top = Path(os.path.normpath(root / expand_user(git_dir)))
         if inside(target, top):
-            return _in_git_dir(who, shown, target.relative_to(top).parts)
+            return _in_git_dir(done, shown, target.relative_to(top).parts)
     if _GLOBAL_CONFIG.fullmatch(str(target)):
-        return f"{who} writes {shown}: {_CONFIG}"
+        return f"{done} {shown}: {_CONFIG}"
     if "node_modules" in lowered:
-        return (f"{who} writes {shown} into node_modules: installed code a later npm, npx or "
+        return (f"{done} {shown} {_into(done)} node_modules: installed code a later npm, npx or "
                 "node command runs")
     relative = not target.is_absolute() or within
     named = next((k for k, p in enumerate(parts) if p in _VENV_NAMES), None) if relative else None
     venv = "/".join(parts[:named + 1]) if named is not None else _venv_above(target, root)
     if venv is not None:
-        return (f"{who} writes {shown} into the virtualenv {venv}: code there runs at every "
+        return (f"{done} {shown} {_into(done)} the virtualenv {venv}: code there runs at every "
                 "Python start and as the commands it installs")
     return None
 
@@ -121,18 +125,24 @@ def _judged(who: str, target: Path, root: Path | None) -> str | None:
 _CONFIG = "git config may set a command a later git runs (core.pager, a ! alias)"
 
 
-def _in_git_dir(who: str, shown: str, rest: tuple[str, ...]) -> str:
+def _into(done: str) -> str:
+    return "into" if done.endswith(" writes") else "in"
+
+
+def _in_git_dir(done: str, shown: str, rest: tuple[str, ...]) -> str:
     """The reason for a write at ``rest`` below a git directory (``()``: the dir itself)."""
     while len(rest) > 2 and rest[0] in _NESTED:
         rest = rest[2:]  # .git/modules/NAME/hooks/x, .git/worktrees/NAME/config.worktree
     if rest[:1] == ("hooks",):
-        return f"{who} writes {shown}: a hook is a command a later git runs"
+        return f"{done} {shown}: a hook is a command a later git runs"
     if rest in (("config",), ("config.worktree",)):
-        return f"{who} writes {shown}: {_CONFIG}"
+        return f"{done} {shown}: {_CONFIG}"
+    if not rest and done.endswith(" writes"):
+        return (f"{done} into the git directory {shown}: a file there may be its config or a "
+                "hook, a command a later git runs")
     if not rest:
-        return (f"{who} writes into the git directory {shown}: a file there may be its config "
-                "or a hook, a command a later git runs")
-    return (f"{who} writes {shown} in the git directory, which holds the repository (HEAD, "
+        return f"{done} the git directory {shown}, which holds the repository"
+    return (f"{done} {shown} in the git directory, which holds the repository (HEAD, "
             "index, refs, objects) and the commands git runs")
 
 

@@ -15,8 +15,8 @@ from rules_support import action_under_deny_rm, shell_verdict
 from goosectx.permissions import PermissionRules
 
 _RULES = PermissionRules(allow=tuple(f"shell({p}*)" for p in (
-    "tee", "cd", "cp", "mv", "install", "ln", "rsync", "dd", "echo", "printf", "find", "cat",
-    "sudo", "bash")))
+    "tee", "cd", "pushd", "cp", "mv", "install", "ln", "rsync", "dd", "echo", "printf", "find",
+    "cat", "sudo", "bash", "truncate")))
 
 
 @pytest.fixture
@@ -70,6 +70,10 @@ def test_a_hook_written_through_any_spelling_of_its_path_asks(project: Path, com
     ("cp a .git/index", ".git/index"),
     ("dd of=.git/index", ".git/index"),
     ("cd .git/refs && mv x heads/master", ".git/refs/heads/master"),
+    ("truncate -s 0 .git/index", ".git/index"),
+    ("pushd .git && tee HEAD", ".git/HEAD"),
+    ("cd .git/hooks/.. && tee HEAD", ".git/HEAD"),
+    ("cd .git; tee HEAD", ".git/HEAD"),  # the cd may have worked
 ])
 def test_a_write_into_the_git_directory_asks(project: Path, command: str, named: str) -> None:
     action, reason = _verdict(project, command)
@@ -107,6 +111,40 @@ def test_a_write_into_node_modules_asks(project: Path, command: str, named: str)
     assert f"writes {named} into node_modules" in reason, reason
 
 
+@pytest.mark.parametrize(("command", "said"), [
+    ("mv .git/HEAD head.bak", "mv removes .git/HEAD in the git directory"),
+    ("mv .git old-git", "mv removes the git directory .git, which holds the repository"),
+    ("mv node_modules/.bin/jest x", "mv removes node_modules/.bin/jest in node_modules"),
+])
+def test_moving_a_file_out_of_the_git_directory_asks(project: Path, command: str,
+                                                     said: str) -> None:
+    action, reason = _verdict(project, command)
+    assert action == "ask", reason
+    assert said in reason, reason
+
+
+def test_a_write_through_a_symlink_into_the_git_directory_asks(project: Path) -> None:
+    (project / "h").symlink_to(".git/hooks")
+    action, reason = _verdict(project, "tee h/pre-commit")
+    assert action == "ask", reason
+    assert "tee writes .git/hooks/pre-commit: a hook" in reason, reason
+
+
+def test_cp_into_a_named_directory_names_the_directory(project: Path) -> None:
+    action, reason = _verdict(project, "cd .git && cp -t hooks src/a.py")
+    assert action == "ask", reason
+    assert "cp writes .git/hooks: a hook is a command a later git runs" in reason, reason
+
+
+def test_the_git_directory_gitdir_names_is_judged_too(project: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    (project / "repo.git").mkdir()
+    monkeypatch.setenv("GIT_DIR", "repo.git")
+    action, reason = _verdict(project, "tee repo.git/HEAD")
+    assert action == "ask", reason
+    assert "tee writes repo.git/HEAD in the git directory" in reason, reason
+
+
 @pytest.mark.parametrize("command", [
     "tee .git/./hooks/pre-commit", "tee .git/info/../hooks/pre-push", "tee .git/HEAD",
     "tee .venv/bin/activate", "tee node_modules/.bin/jest", "echo x > .git//index",
@@ -118,7 +156,8 @@ def test_such_a_write_asks_under_a_deny_rule_in_auto_mode(command: str) -> None:
 
 @pytest.mark.parametrize("command", [
     "tee out.txt", "tee src/out.txt </dev/null", "cp src/a.py b.py", "cd src && tee out.txt",
-    "cd src && cp a.py b.py", "echo x | tee -a notes.md", "cat .git/HEAD",
+    "cd src && cp a.py b.py", "echo x | tee -a notes.md", "mv src/a.py src/b.py",
+    "truncate -s 0 out.log", "cd .git && cd .. && tee out.txt", "cat .git/HEAD",
     "cd .git && cat HEAD", "tee envelope.txt",
     "tee src/venv_notes.txt", "cd env && cat pyvenv.cfg", "cp node_modules/x/a.js src/",
     "cd src && tee ../out.txt",
