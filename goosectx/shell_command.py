@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from itertools import takewhile
 
 from goosectx.awk_program import AWK, awk_beyond, awk_commands
-from goosectx.protected_paths import LineDirs, Where
+from goosectx.protected_paths import LineDirs, Where, chdir_where
 from goosectx.sed_script import SED, sed_beyond
 from goosectx.shell_arith import arithmetic_reason
 from goosectx.shell_assign import DECLARATIONS, binds_name, evaluated_operand
@@ -344,6 +344,7 @@ def _normalise(words: list[Word], r: _Reading, depth: int,  # noqa: C901, PLR091
             language_commands(name, words[1:], r.fed))  # gdb -ex 'shell …', sqlite3 '.shell …'
         if hidden:
             reasons.append(hidden)
+        r.where = chdir_where(name, args, r.where)  # env -C .git tee HEAD: its command's dir
         if name in SHELLS or name in SU_LIKE or name in ("eval", "trap", "env"):
             inner = inner_line(name, args)  # env: its -S STRING (shell_wrappers.env_split_line)
             if inner is not None:

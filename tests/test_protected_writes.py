@@ -16,7 +16,7 @@ from goosectx.permissions import PermissionRules
 
 _RULES = PermissionRules(allow=tuple(f"shell({p}*)" for p in (
     "tee", "cd", "pushd", "cp", "mv", "install", "ln", "rsync", "dd", "echo", "printf", "find",
-    "cat", "sudo", "bash", "truncate")))
+    "cat", "sudo", "bash", "truncate", "env")))
 
 
 @pytest.fixture
@@ -74,6 +74,10 @@ def test_a_hook_written_through_any_spelling_of_its_path_asks(project: Path, com
     ("pushd .git && tee HEAD", ".git/HEAD"),
     ("cd .git/hooks/.. && tee HEAD", ".git/HEAD"),
     ("cd .git; tee HEAD", ".git/HEAD"),  # the cd may have worked
+    ("env -C .git tee HEAD", ".git/HEAD"),
+    ("env --chdir=.git/refs tee heads/master", ".git/refs/heads/master"),
+    ("sudo -D .git tee HEAD", ".git/HEAD"),
+    ("env -iC.git tee HEAD", ".git/HEAD"),
 ])
 def test_a_write_into_the_git_directory_asks(project: Path, command: str, named: str) -> None:
     action, reason = _verdict(project, command)
@@ -157,7 +161,8 @@ def test_such_a_write_asks_under_a_deny_rule_in_auto_mode(command: str) -> None:
 @pytest.mark.parametrize("command", [
     "tee out.txt", "tee src/out.txt </dev/null", "cp src/a.py b.py", "cd src && tee out.txt",
     "cd src && cp a.py b.py", "echo x | tee -a notes.md", "mv src/a.py src/b.py",
-    "truncate -s 0 out.log", "cd .git && cd .. && tee out.txt", "cat .git/HEAD",
+    "truncate -s 0 out.log", "cd .git && cd .. && tee out.txt", "env -C src tee out.txt",
+    "sudo -D src tee out.txt", "env -u HOME tee out.txt", "cat .git/HEAD",
     "cd .git && cat HEAD", "tee envelope.txt",
     "tee src/venv_notes.txt", "cd env && cat pyvenv.cfg", "cp node_modules/x/a.js src/",
     "cd src && tee ../out.txt",
