@@ -163,11 +163,7 @@ def _shown(value: str) -> str:
 
 
 def command_forms(part: Part, line: str = "", dirs: LineDirs | None = None) -> CommandForms:
-    """The forms of one simple command (an element of ``lex(line)``, ``line`` the whole).
-
-    ``dirs``: where each part of ``line`` may run, for the writes a later command runs
-    (:mod:`goosectx.protected_paths`: ``cd .git && tee HEAD``).
-    """
+    """The forms of one simple command of ``lex(line)`` (``dirs``: where each part runs)."""
     words = _after_keywords(part.words, part.piped)
     r = _Reading([" ".join(w.raw for w in words)], fed=part.fed, dirs=dirs,
                  where=dirs.at(part.text) if dirs else None)

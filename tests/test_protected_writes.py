@@ -16,7 +16,7 @@ from goosectx.permissions import PermissionRules
 
 _RULES = PermissionRules(allow=tuple(f"shell({p}*)" for p in (
     "tee", "cd", "pushd", "cp", "mv", "install", "ln", "rsync", "dd", "echo", "printf", "find",
-    "cat", "sudo", "bash", "truncate", "env")))
+    "cat", "sudo", "bash", "truncate", "env", "tar -tf")))
 
 
 @pytest.fixture
@@ -51,6 +51,8 @@ def _verdict(work: Path, command: str) -> tuple[str, str]:
     ("cd .git && bash -c 'tee hooks/pre-commit'", ".git/hooks/pre-commit"),
     ("bash -c 'cd .git/hooks && tee pre-commit'", ".git/hooks/pre-commit"),
     ("cd .git/hooks && find . -fprint pre-commit", ".git/hooks/pre-commit"),
+    ("tar -tf x.tar --index-file=.git/./hooks/pre-commit", ".git/hooks/pre-commit"),
+    ("cd .git && tar -tf x.tar --index-file=hooks/pre-commit", ".git/hooks/pre-commit"),
 ])
 def test_a_hook_written_through_any_spelling_of_its_path_asks(project: Path, command: str,
                                                               named: str) -> None:
