@@ -307,7 +307,8 @@ def decide(ctx: ApprovalContext) -> ApprovalVerdict:
         why = (found.starter is None and _sensitive_named(ctx, found.rules)) or (
             uncovered_reason(found.uncovered, found.rules, found.starter))  # find -exec runs rm
     elif found is not None:
-        why = found.beyond and beyond_reason(found.beyond)
+        why = found.beyond and beyond_reason(found.beyond) or (
+            found.unreadable if found.kind is None else None)  # tee .git/HEAD: what it writes
     otherwise = _OTHERWISE if why is None else ApprovalVerdict("ask", f"{ctx.mode}: {why}",
                                                                read_why=why)
     return replace(otherwise, write_target=ctx.write_target, read_target=judged)

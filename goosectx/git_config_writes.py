@@ -1,12 +1,15 @@
-"""Commands that write git's config or a hook, for permission rules.
+"""Commands that write where a later command runs what they wrote, for permission rules.
 
 docs/architecture.md §4, clause 2 of the one approval decision: part of how
 :mod:`goosectx.shell_command` reads a command for the shell's permission rules. A line in
 git's config (``core.pager``, a ``!`` alias, ``core.hooksPath``) or a hook is a command a later
 git runs, which the rules cannot read (:mod:`goosectx.shell_git` reads the ones the command
-line shows): :func:`writes_git_config` tells a command that writes one (``echo … >>
-.git/config``, ``tee -a .git/config``, ``cp h .git/hooks/x``, ``find . -fprint
-.git/hooks/pre-commit``). What the command text shows, not a sandbox.
+line shows); git's own files hold the repository; a virtualenv's or ``node_modules``' files
+are code a later allowed command runs. :func:`writes_git_config` tells a command that writes
+one (``echo … >> .git/config``, ``tee .git/./hooks/pre-commit``, ``cd .git && tee HEAD``,
+``cp h .git/hooks/x``, ``find . -fprint .git/hooks/pre-commit``, ``tee .venv/bin/activate``):
+the paths are judged by :mod:`goosectx.protected_paths`. What the command text shows, not a
+sandbox.
 
 Core module: no printing.
 """
@@ -16,12 +19,8 @@ from __future__ import annotations
 import re
 
 from goosectx.option_table import OPTIONS, Does, option_hits
+from goosectx.protected_paths import Where, protected_write
 
-_GIT_FILE = re.compile(r"(?:^|.*/)(?:\.git/(?:config(?:\.worktree)?|hooks(?:/.*)?|modules/.+/"
-                       r"(?:config|hooks(?:/.*)?))|\.gitconfig|\.config/git/config)/?")
-"""A path of git config or a hook (``.git/config``, ``~/.gitconfig``, ``.git/hooks/pre-commit``)."""
-_GIT_DIR = re.compile(r"(?:^|.*/)\.git(?:/modules/.+)?/?")
-"""A git directory: a file copied into it may be its ``config``."""
 _COPIERS = frozenset({"cp", "mv", "install", "ln", "rsync"})
 _PASSES_ON = frozenset({
     "npm", "pnpm", "yarn", "bun", "npx", "bunx", "deno", "make", "gmake", "just", "task",
@@ -29,39 +28,47 @@ _PASSES_ON = frozenset({
     "bundle", "gradle", "gradlew", "./gradlew", "mvn", "./mvnw", "mvnw", "composer"})
 """Programs that hand their words on to project scripts or tools whose options no table here
 reads (``npm run lint -- -o F``, ``make test ARGS=-oF``, ``cargo test -- …``)."""
+_WRITTEN = (Does.OUTPUT, Does.INTO, Does.WRITES)
 _SHORT_GLUED = re.compile(r"-[A-Za-z]")
 _IN_GIT_DIR = re.compile(r"(?:^|.*/)\.git(?:/.*)?")
 """The git directory or a path in it (``.git``, ``.git/hooks/pre-commit``, ``./.git/HEAD``)."""
 
 
-def writes_git_config(name: str, args: list[str]) -> str | None:
-    """Why a command writes git's config or a hook, or ``None``.
+def writes_git_config(name: str, args: list[str], where: Where | None = None) -> str | None:
+    """Why a command writes where a later command runs what it wrote, or ``None``.
 
-    A line there (``core.pager``, a ``!`` alias, ``core.hooksPath``) or a hook is a command a
-    later git runs: a redirection ``> PATH`` / ``>> PATH`` (``name`` is the operator), ``tee``'s
-    files, ``dd of=PATH``, the file an option writes its output to (``find -fprint PATH``:
-    :attr:`goosectx.option_table.Does.OUTPUT`), and the target of ``cp``, ``mv``, ``install``,
-    ``ln``, ``rsync`` (its last operand, also a git directory, or the directory of an option
-    that does :attr:`~goosectx.option_table.Does.INTO`, ``-t DIR``); and any word, ``=``
+    The paths it writes: a redirection ``> PATH`` / ``>> PATH`` (``name`` is the operator),
+    ``tee``'s files, ``dd of=PATH``, the file or dir an option writes to (``find -fprint
+    PATH``, ``cp -t DIR``: :attr:`goosectx.option_table.Does.OUTPUT`, ``INTO``, ``WRITES``),
+    the target of ``cp``, ``install``, ``ln``, ``rsync`` (its last operand), every operand of
+    ``mv`` (it removes its sources: ``mv .git/HEAD x``) and of ``truncate``, each
+    judged by :func:`goosectx.protected_paths.protected_write` in the dirs of ``where``
+    (``.git/./hooks/x``, ``cd .git && tee HEAD``, ``.venv/lib/…/x.pth``); and any word, ``=``
     value or short option's glued value that names the git directory or a path in it, given to a
     program of :data:`_PASSES_ON` (``npm run lint -- -o .git/hooks/pre-commit``, ``make test
     PYTEST_ARGS=--basetemp=.git``: pytest empties its basetemp).
     """
     hits = [hit for hit in option_hits(name, args) if hit.value is not None] if (
         name in OPTIONS) else []
+    removed: list[str] = []
     if name in (">", ">>", "tee"):
         paths = [a for a in args if not a.startswith("-") or name != "tee"]
     elif name == "dd":
         paths = [a[3:] for a in args if a.startswith("of=")]
-    elif name in _COPIERS:
+    elif name in _COPIERS:  # cp -t DIR a b: DIR (below); mv .git/HEAD x removes its sources
         operands = [a for a in args if not a.startswith("-")]
-        paths = operands[-1:] + [str(hit.value) for hit in hits if hit.does is Does.INTO]
-        paths += [p.rstrip("/") + "/config" for p in paths if _GIT_DIR.fullmatch(p)]
-    else:  # find . -fprint .git/hooks/pre-commit: the file it writes the list to
-        paths = [str(hit.value) for hit in hits if hit.does is Does.OUTPUT]
-    if any(_GIT_FILE.fullmatch(path) for path in paths):
-        return ("it writes git config or a hook, which may set a command a later git runs "
-                "(core.pager, a ! alias)")
+        into = any(hit.does is Does.INTO for hit in hits)
+        paths = [] if into else operands[-1:]
+        removed = operands if name == "mv" else []
+    elif name == "truncate":  # truncate -s0 .git/index: every operand is emptied or cut
+        paths = [a for k, a in enumerate(args) if not a.startswith("-") and (
+            k == 0 or args[k - 1] not in ("-s", "-r", "--size", "--reference"))]
+    else:
+        paths = []
+    paths += [str(hit.value) for hit in hits if hit.does in _WRITTEN]
+    for path, verb in [*((p, "writes") for p in paths), *((p, "removes") for p in removed)]:
+        if why := protected_write(name, path, where, verb):
+            return why
     if name in _PASSES_ON and any(_IN_GIT_DIR.fullmatch(path) for word in args
                                   for path in _named(word)):
         return (f"it hands the git directory or a file in it to what {name} runs, whose options "

@@ -46,6 +46,7 @@ from goosectx.permission_rules import (
     parse_permissions,
     parse_rule,
 )
+from goosectx.protected_paths import line_dirs
 from goosectx.rule_offer import suggested_rule
 from goosectx.sed_script import in_place_unnamed
 from goosectx.sensitive import rule_paths
@@ -108,7 +109,7 @@ def call_subjects(tool_name: str, arguments: Mapping[str, Any],
     """
     if tool_name == "shell":
         command = arguments.get("command")
-        return _shell_subjects(command)[0] if isinstance(command, str) else []
+        return _shell_subjects(command, working_dir)[0] if isinstance(command, str) else []
     if tool_name == "text_editor":
         path = arguments.get("path")
         command = arguments.get("command", "")
@@ -120,15 +121,17 @@ def call_subjects(tool_name: str, arguments: Mapping[str, Any],
     return [CommandForms((subject,), subject)]
 
 
-def _shell_subjects(command: str) -> tuple[list[CommandForms], dict[int, int]]:
+def _shell_subjects(command: str,
+                    working_dir: Path) -> tuple[list[CommandForms], dict[int, int]]:
     """The forms of each part of a shell line, and each ``< FILE`` part's command.
 
     The second: the index of a plain input redirection's part (:attr:`Part.input_of
     <goosectx.shell_words.Part.input_of>`) → the index of the command it gives FILE to, for
     :func:`match_rules` to let that command's allow rule cover it.
     """
+    dirs = line_dirs(command, working_dir)  # cd .git && tee HEAD: where each part runs
     kept = [(p, _with_subcommands(f)) for p in lex(command)
-            if (f := command_forms(p, command)).all or f.unreadable]  # not a lone `fi`
+            if (f := command_forms(p, command, dirs)).all or f.unreadable]  # not a lone `fi`
     index = {id(p): k for k, (p, _f) in enumerate(kept)}
     owners = {k: index[id(p.input_of)] for k, (p, _f) in enumerate(kept)
               if p.input_of is not None and id(p.input_of) in index}
@@ -184,7 +187,8 @@ class RuleMatch:
     Attributes:
         kind: ``deny``, ``ask``, ``allow``, or ``None`` when no rule decides.
         rules: The rules that decided (for the reason shown to the user).
-        unreadable: With ``ask`` and no rule: why the rules cannot read the command.
+        unreadable: With ``ask`` and no rule, or with no verdict: why the rules cannot read
+            the command (``tee .git/HEAD``: what it writes), for the question to name.
         uncovered: With no verdict on a shell line the rules can read: the first part no
             allow rule covers (``sort`` of ``grep -rn x src | sort`` under ``shell(grep*)``),
             for the question to name; :attr:`rules` are the ones that cover the others.
@@ -239,7 +243,7 @@ def match_rules(rules: PermissionRules, tool_name: str, arguments: Mapping[str, 
     ``-exec``), and every part is one the rules can read; otherwise no verdict.
     """
     command = arguments.get("command")
-    subjects, owners = _shell_subjects(command) if tool_name == "shell" and isinstance(
+    subjects, owners = _shell_subjects(command, working_dir) if tool_name == "shell" and isinstance(
         command, str) else (call_subjects(tool_name, arguments, working_dir), {})
     subjects = subjects or [CommandForms(("",), "")]
     for kind in ("deny", "ask"):
@@ -258,7 +262,9 @@ def match_rules(rules: PermissionRules, tool_name: str, arguments: Mapping[str, 
     readable = [(subject.words, subject.started) for subject in subjects
                 if subject.words is not None]
     if len(readable) < len(subjects):  # the rules cannot read a part: never allowed by a rule
-        return RuleMatch(None, beyond=next((s.beyond for s in subjects if s.beyond), None))
+        return RuleMatch(None, beyond=next((s.beyond for s in subjects if s.beyond), None),
+                         unreadable=next(  # tee .git/HEAD: the question says why
+                             (s.unreadable for s in subjects if s.unreadable), None))
     if len(subjects) > 1 and (line := _line_rules(rules.allow, tool_name, arguments)):
         return RuleMatch("allow", line)  # shell(npm test 2>&1 | tail -20): the very line
     covers = [[hit for hit in matching_rules(rules.allow, tool_name, (words,))

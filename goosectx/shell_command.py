@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from itertools import takewhile
 
 from goosectx.awk_program import AWK, awk_beyond, awk_commands
+from goosectx.protected_paths import LineDirs, Where, chdir_where
 from goosectx.sed_script import SED, sed_beyond
 from goosectx.shell_arith import arithmetic_reason
 from goosectx.shell_assign import DECLARATIONS, binds_name, evaluated_operand
@@ -146,6 +147,8 @@ class _Reading:
     inner: list[str] = field(default_factory=list)  # every inner line (bash -c $'…' decoded)
     beyond: list[str] = field(default_factory=list)  # awk / sed beyond what a rule covers
     started: list[tuple[str, str]] = field(default_factory=list)  # CommandForms.started
+    dirs: LineDirs | None = None  # where each part of the line runs (protected_paths)
+    where: Where | None = None  # where the command read now runs
 
 
 def _computed(word: Word) -> bool:
@@ -159,10 +162,11 @@ def _shown(value: str) -> str:
     return "'" + value.replace("'", "'\\''") + "'"
 
 
-def command_forms(part: Part, line: str = "") -> CommandForms:
-    """The forms of one simple command (an element of ``lex(line)``, ``line`` the whole)."""
+def command_forms(part: Part, line: str = "", dirs: LineDirs | None = None) -> CommandForms:
+    """The forms of one simple command of ``lex(line)`` (``dirs``: where each part runs)."""
     words = _after_keywords(part.words, part.piped)
-    r = _Reading([" ".join(w.raw for w in words)], fed=part.fed)
+    r = _Reading([" ".join(w.raw for w in words)], fed=part.fed, dirs=dirs,
+                 where=dirs.at(part.text) if dirs else None)
     r.reasons += [part.unreadable] if part.unreadable else []
     _check_subscripts(words, r)
     _normalise(words, r, 0, leading=True)
@@ -249,7 +253,9 @@ def _add_line(line: str, r: _Reading, depth: int, written: bool = True,
     if depth >= _MAX_DEPTH:
         r.reasons.append("its commands are nested too deeply to read")
         return
+    outer = r.where
     for part in lex(line):
+        r.where = r.dirs.at(part.text, outer) if r.dirs else outer  # bash -c 'cd .git && …'
         words = _after_keywords(part.words, part.piped)
         r.forms.append(" ".join(w.raw for w in words))
         if starter is not None:
@@ -259,6 +265,7 @@ def _add_line(line: str, r: _Reading, depth: int, written: bool = True,
         _check_subscripts(words, r)
         r.fed = r.fed or part.fed  # bash -c '. $f' <<<…: the string reads the same stream
         _normalise(words, r, depth + 1, leading=True)
+    r.where = outer
 
 
 def _check_subscripts(words: list[Word], r: _Reading) -> None:
@@ -328,10 +335,12 @@ def _normalise(words: list[Word], r: _Reading, depth: int,  # noqa: C901, PLR091
             reasons.append("it defines a function for the bash it starts")  # env BASH_FUNC_x%%
         args = [w.value for w in words[1:]]
         fixed = not any(_computed(w) for w in words[1:])  # its inner lines are as written
-        hidden = hidden_commands(name, args, r.fed) or hidden_program(name, args, r.fed) or (
+        hidden = hidden_commands(name, args, r.fed) or hidden_program(
+            name, args, r.fed, r.where) or (  # r.where: cd .git && tee HEAD
             language_commands(name, words[1:], r.fed))  # gdb -ex 'shell …', sqlite3 '.shell …'
         if hidden:
             reasons.append(hidden)
+        r.where = chdir_where(name, args, r.where)  # env -C .git tee HEAD: its command's dir
         if name in SHELLS or name in SU_LIKE or name in ("eval", "trap", "env"):
             inner = inner_line(name, args)  # env: its -S STRING (shell_wrappers.env_split_line)
             if inner is not None:

@@ -24,6 +24,7 @@ from goosectx.awk_program import awk_runs, awk_texts
 from goosectx.git_config_writes import writes_git_config
 from goosectx.option_table import OPTIONS, Does, long_options
 from goosectx.option_writes import option_writes
+from goosectx.protected_paths import Where
 from goosectx.shell_assign import DECLARATIONS
 from goosectx.shell_builtins import reads_stdin, script_stream
 from goosectx.shell_git import git_hidden, git_lines, variable_lines
@@ -340,7 +341,8 @@ _FILE_PROGRAMS = {name: longs for name in OPTIONS if (longs := long_options(name
 their long options for it: :data:`goosectx.option_table.OPTIONS`' ``Does.RUNS_FILE``."""
 
 
-def hidden_program(name: str, args: list[str], fed: bool = True) -> str | None:
+def hidden_program(name: str, args: list[str], fed: bool = True,
+                   where: Where | None = None) -> str | None:
     r"""Why ``name`` runs a program the rules cannot see, or ``None``.
 
     ``awk -f /dev/stdin``, ``sed -f $f``, ``make -f -``: a ``-f`` file that
@@ -348,7 +350,7 @@ def hidden_program(name: str, args: list[str], fed: bool = True) -> str | None:
     ``env -S 'rm\_x'``: a string env splits with its own escapes (``\_`` is a space) or
     variables (``${X}``), not as the rules read it.
     """
-    if why := (git_hidden(args) if name == "git" else writes_git_config(name, args)):
+    if why := (git_hidden(args) if name == "git" else writes_git_config(name, args, where)):
         return why  # git -c core.hooksPath=h; echo … >> .git/config
     if why := pager_keys(name, args) or transfer_commands(name, args, fed) or apt_options(
             name, args) or launcher_scripts(name, args) or option_writes(name, args):

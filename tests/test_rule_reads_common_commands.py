@@ -159,7 +159,7 @@ def test_find_printing_names_runs(work: Path, command: str) -> None:
     ("find . -name .env | xargs cat", "(holding .env)"),
     ("find . -name .env -print0 | xargs -0 head", "(holding .env)"),
     ("find .env", ".env is a sensitive file"),  # a starting point: as named
-    ("find . -name x -fprint .env", "approval needed"),  # writes a file: option_writes asks first
+    ("find . -name x -fprint .env", "find -fprint writes its output to the file named"),
     ("cat $(find . -name .env)", "(holding .env)"),
 ])
 def test_find_reading_or_feeding_what_it_finds_asks(work: Path, command: str,

@@ -162,8 +162,8 @@ def test_a_real_venv_interpreter_counts(tmp_path: Path) -> None:
     ("make F=../secret.txt", "F=../secret.txt is outside the project"),
     ("make PYTHON=.venv/bin/python/", "outside the project"),
     ("make PYTHON=.venv/bin/python --file=../secret.txt", "outside the project"),
-    ("make CC='x; rm -rf src'", "approval needed"),  # shell syntax a recipe runs
-    ("make 'PYTHON=.venv/bin/python; cat .env'", "approval needed"),
+    ("make CC='x; rm -rf src'", "make CC= holds a command or shell syntax a recipe"),
+    ("make 'PYTHON=.venv/bin/python; cat .env'", "make PYTHON= holds a command or shell"),
     ("cat .venv/bin/python", "outside the project"),  # only make's values: cat reads it
     ("ls -l /etc/passwd", "/etc/passwd is outside the project"),  # unchanged
 ])

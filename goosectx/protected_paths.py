@@ -1,0 +1,195 @@
+"""Paths whose files a later command runs: the git directory, a virtualenv, ``node_modules``.
+
+docs/architecture.md §4, clause 2 of the one approval decision: part of how
+:mod:`goosectx.git_config_writes` judges a path a command writes. A file in the git directory
+(``.git/`` at any depth, also ``$GIT_DIR``) is a hook, git config or the repository itself
+(``HEAD``, ``index``, refs: an empty one breaks it); one in a virtualenv (a dir holding
+``pyvenv.cfg``, or named ``.venv`` / ``venv`` in the project) or in ``node_modules`` is
+installed code a later allowed command runs (a ``.pth`` file runs at every Python start,
+under an allowed ``pytest`` too). :func:`protected_write` judges the path normalised (``.``,
+``..``, ``//``) and taken in each dir the command may run in (:class:`Where`, from the one walk
+of :func:`goosectx.shell_dirs.command_dirs`: ``cd .git/hooks && tee pre-commit``), and, where
+a symlink leads elsewhere, the file it reaches. What the command text shows, not a sandbox.
+
+Core module: no printing.
+"""
+
+from __future__ import annotations
+
+import os
+import posixpath
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from goosectx.sensitive import expand_user, inside, resolve
+from goosectx.shell_dirs import Dir, Unknown, command_dirs
+
+_MOVES = re.compile(r"\b(?:cd|pushd|popd)\b")
+"""A line without these runs every part in the working dir: no walk needed."""
+_GLOBAL_CONFIG = re.compile(r"(?:^|.*/)(?:\.gitconfig|\.config/git/config)")
+_VENV_NAMES = frozenset({".venv", "venv"})
+_NESTED = frozenset({"modules", "worktrees"})  # .git/modules/NAME/hooks: a submodule's
+
+
+@dataclass(frozen=True, slots=True)
+class Where:
+    """Where a simple command runs: the project's dir and the dirs a ``cd`` may leave it in."""
+
+    root: Path
+    dirs: tuple[Dir, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class LineDirs:
+    """The dirs each part of a shell line may run in, by the part's text (its walk's)."""
+
+    root: Path
+    by_text: dict[str, tuple[Dir, ...]] = field(default_factory=dict)
+
+    def at(self, text: str, outer: Where | None = None) -> Where:
+        """Where the part written ``text`` runs (``outer``: the line it is part of runs)."""
+        default = outer.dirs if outer is not None else (self.root,)
+        return Where(self.root, self.by_text.get(text, default))
+
+
+def line_dirs(command: str, working_dir: Path) -> LineDirs:
+    """The dirs of every part of ``command``, inner lines' too (``bash -c 'cd .git && …'``)."""
+    found = LineDirs(working_dir)
+    if not _MOVES.search(command):
+        return found
+    for part, dirs in command_dirs(command, working_dir):
+        known = found.by_text.get(part.text, ())
+        found.by_text[part.text] = tuple(dict.fromkeys((*known, *dirs)))
+    return found
+
+
+_CHDIR = {"env": "-C", "sudo": "-D"}
+"""Wrappers whose option runs their command in another dir (``env -C DIR``, ``sudo -D DIR``;
+both spell it ``--chdir`` too)."""
+
+
+def chdir_where(name: str, args: list[str], where: Where | None) -> Where | None:
+    """``where`` with the dir a wrapper's ``--chdir`` option moves its command to added.
+
+    ``env -C .git tee HEAD`` writes ``.git/HEAD``. The dirs it came from are kept: a letter
+    read as ``-C`` in a cluster of other options' values judges more paths, never fewer.
+    """
+    short = _CHDIR.get(name)
+    if where is None or short is None:
+        return where
+    for k, word in enumerate(args):
+        if word[:1] != "-" or word == "--":
+            return where
+        if word.startswith("--chdir"):
+            value = word.partition("=")[2] if "=" in word else value_at_next(args, k)
+        elif word[:2] != "--" and short[1] in word[1:]:
+            value = word[word.index(short[1], 1) + 1:] or value_at_next(args, k)
+        else:
+            continue
+        if value is None:
+            return where
+        moved = [base if isinstance(base, Unknown) else Path(os.path.normpath(
+            base / expand_user(value))) for base in where.dirs]
+        return Where(where.root, tuple(dict.fromkeys((*where.dirs, *moved))))
+    return where
+
+
+def value_at_next(args: list[str], k: int) -> str | None:
+    """The word after ``args[k]``, an option's value, or ``None`` at the end."""
+    return args[k + 1] if k + 1 < len(args) else None
+
+
+def protected_write(who: str, path: str, where: Where | None, verb: str = "writes") -> str | None:
+    """Why ``who`` writing ``path`` may change what a later command runs, or ``None``.
+
+    ``who``: the program, or ``>`` / ``>>`` for a redirection; ``verb``: what it does there
+    (``removes``: ``mv``'s sources). ``where``: the project and the dirs the command may run
+    in; ``None``: judged on the text alone.
+    """
+    if not path or "\0" in path:
+        return None
+    who = "a redirection" if who in (">", ">>") else who
+    written = expand_user(path)
+    if where is None or written.is_absolute():
+        candidates: list[tuple[Path, Path | None]] = [
+            (Path(posixpath.normpath(written)), where.root if where else None)]
+    else:
+        candidates = [(Path(posixpath.normpath(path)), None) if isinstance(base, Unknown)
+                      else (Path(os.path.normpath(base / written)), where.root)
+                      for base in where.dirs]
+    for target, root in candidates:
+        why = _judged(f"{who} {verb}", target, root)
+        if why is None and target.is_absolute() and root is not None:
+            real = resolve(target)  # ln -s .git/hooks h; tee h/pre-commit
+            why = _judged(f"{who} {verb}", real, resolve(root)) if real != target else None
+        if why is not None:
+            return why
+    return None
+
+
+def _judged(done: str, target: Path, root: Path | None) -> str | None:
+    """:func:`protected_write`'s reason for one normalised ``target`` (``root``: the project).
+
+    ``done``: who does what (``tee writes``, ``mv removes``).
+    """
+    within = root is not None and target.is_absolute() and inside(target, root)
+    parts = target.relative_to(root).parts if within and root is not None else target.parts
+    shown = "/".join(parts) if within else str(target)
+    lowered = [p.lower() for p in parts]
+    if ".git" in lowered:
+        return _in_git_dir(done, shown, parts[len(lowered) - lowered[::-1].index(".git"):])
+    git_dir = os.environ.get("GIT_DIR")
+    if git_dir and root is not None and target.is_absolute():
+        top = Path(os.path.normpath(root / expand_user(git_dir)))
+        if inside(target, top):
+            return _in_git_dir(done, shown, target.relative_to(top).parts)
+    if _GLOBAL_CONFIG.fullmatch(str(target)):
+        return f"{done} {shown}: {_CONFIG}"
+    if "node_modules" in lowered:
+        return (f"{done} {shown} {_into(done)} node_modules: installed code a later npm, npx or "
+                "node command runs")
+    relative = not target.is_absolute() or within
+    named = next((k for k, p in enumerate(parts) if p in _VENV_NAMES), None) if relative else None
+    venv = "/".join(parts[:named + 1]) if named is not None else _venv_above(target, root)
+    if venv is not None:
+        return (f"{done} {shown} {_into(done)} the virtualenv {venv}: code there runs at every "
+                "Python start and as the commands it installs")
+    return None
+
+
+_CONFIG = "git config may set a command a later git runs (core.pager, a ! alias)"
+
+
+def _into(done: str) -> str:
+    return "into" if done.endswith(" writes") else "in"
+
+
+def _in_git_dir(done: str, shown: str, rest: tuple[str, ...]) -> str:
+    """The reason for a write at ``rest`` below a git directory (``()``: the dir itself)."""
+    while len(rest) > 2 and rest[0] in _NESTED:
+        rest = rest[2:]  # .git/modules/NAME/hooks/x, .git/worktrees/NAME/config.worktree
+    if rest[:1] == ("hooks",):
+        return f"{done} {shown}: a hook is a command a later git runs"
+    if rest in (("config",), ("config.worktree",)):
+        return f"{done} {shown}: {_CONFIG}"
+    if not rest and done.endswith(" writes"):
+        return (f"{done} into the git directory {shown}: a file there may be its config or a "
+                "hook, a command a later git runs")
+    if not rest:
+        return f"{done} the git directory {shown}, which holds the repository"
+    return (f"{done} {shown} in the git directory, which holds the repository (HEAD, "
+            "index, refs, objects) and the commands git runs")
+
+
+def _venv_above(target: Path, root: Path | None) -> str | None:
+    """The virtualenv (a dir holding ``pyvenv.cfg``) ``target`` is in, below ``root``."""
+    if not target.is_absolute():
+        return None
+    within = root is not None and inside(target, root)
+    for up in (target, *target.parents):
+        if within and root is not None and (up == root or not inside(up, root)):
+            return None  # the project itself is no virtualenv of its own
+        if (up / "pyvenv.cfg").is_file():
+            return "/".join(up.relative_to(root).parts) if within and root else str(up)
+    return None
