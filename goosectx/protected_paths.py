@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from goosectx.sensitive import expand_user, inside, resolve
-from goosectx.shell_dirs import Dir, Unknown, command_dirs
+from goosectx.shell_dirs import Dir, Unknown, chdir_dirs, command_dirs
 
 _MOVES = re.compile(r"\b(?:cd|pushd|popd)\b")
 """A line without these runs every part in the working dir: no walk needed."""
@@ -64,40 +64,14 @@ def line_dirs(command: str, working_dir: Path) -> LineDirs:
     return found
 
 
-_CHDIR = {"env": "-C", "sudo": "-D"}
-"""Wrappers whose option runs their command in another dir (``env -C DIR``, ``sudo -D DIR``;
-both spell it ``--chdir`` too)."""
-
-
 def chdir_where(name: str, args: list[str], where: Where | None) -> Where | None:
     """``where`` with the dir a wrapper's ``--chdir`` option moves its command to added.
 
-    ``env -C .git tee HEAD`` writes ``.git/HEAD``. The dirs it came from are kept: a letter
-    read as ``-C`` in a cluster of other options' values judges more paths, never fewer.
+    ``env -C .git tee HEAD`` writes ``.git/HEAD`` (:func:`goosectx.shell_dirs.chdir_dirs`).
     """
-    short = _CHDIR.get(name)
-    if where is None or short is None:
+    if where is None:
         return where
-    for k, word in enumerate(args):
-        if word[:1] != "-" or word == "--":
-            return where
-        if word.startswith("--chdir"):
-            value = word.partition("=")[2] if "=" in word else value_at_next(args, k)
-        elif word[:2] != "--" and short[1] in word[1:]:
-            value = word[word.index(short[1], 1) + 1:] or value_at_next(args, k)
-        else:
-            continue
-        if value is None:
-            return where
-        moved = [base if isinstance(base, Unknown) else Path(os.path.normpath(
-            base / expand_user(value))) for base in where.dirs]
-        return Where(where.root, tuple(dict.fromkeys((*where.dirs, *moved))))
-    return where
-
-
-def value_at_next(args: list[str], k: int) -> str | None:
-    """The word after ``args[k]``, an option's value, or ``None`` at the end."""
-    return args[k + 1] if k + 1 < len(args) else None
+    return Where(where.root, chdir_dirs(name, args, where.dirs))
 
 
 def protected_write(who: str, path: str, where: Where | None, verb: str = "writes") -> str | None:

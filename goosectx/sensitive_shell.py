@@ -50,6 +50,7 @@ from goosectx.shell_dirs import (
     Unknown,
     Walked,
     argument_value,
+    chdir_dirs,
     cluster_words,
     command_dirs,
     command_words,
@@ -94,6 +95,8 @@ def sensitive_words(command: str, working_dir: Path, *, data_dir: Path | None = 
     neutral = line_sets_nothing(parts) and "POSIXLY_CORRECT" not in os.environ
     substitutes = "$(" in command or "`" in command  # cat $(echo .env): echo's words are read
     for k, (part, dirs) in enumerate(walked):
+        if (words := command_words(part.words)) and (name := _name(words[:1])) in ("env", "sudo"):
+            dirs = chdir_dirs(name, [w.value for w in words[1:]], dirs)  # env -C .git cat config
         program = _unwrapped(part.words)  # nice grep -r x .: grep's words
         plain = neutral and len(program) == len(command_words(part.words))  # no env X=1 grep
         for base in dirs:

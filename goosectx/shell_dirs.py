@@ -219,6 +219,40 @@ def _moved(words: list[Word], dirs: tuple[Dir, ...], command: str,
     return tuple(dict.fromkeys(targets))
 
 
+_CHDIR = {"env": "-C", "sudo": "-D"}
+"""Wrappers whose option runs their command in another dir (``env -C DIR``, ``sudo -D DIR``;
+both spell it ``--chdir`` too)."""
+
+
+def chdir_dirs(name: str, args: list[str], dirs: tuple[Dir, ...]) -> tuple[Dir, ...]:
+    """``dirs`` with the dir a wrapper's ``--chdir`` option moves its command to added.
+
+    ``env -C .git cat config`` reads ``.git/config``, ``env -C .git tee HEAD`` writes
+    ``.git/HEAD``. The dirs it came from are kept: a letter read as ``-C`` in a cluster of
+    other options' values judges more paths, never fewer.
+    """
+    short = _CHDIR.get(name)
+    if short is None:
+        return dirs
+    for k, word in enumerate(args):
+        if word[:1] != "-" or word == "--":
+            return dirs
+        if word.startswith("--chdir"):
+            value = word.partition("=")[2] if "=" in word else (
+                args[k + 1] if k + 1 < len(args) else None)
+        elif word[:2] != "--" and short[1] in word[1:]:
+            value = word[word.index(short[1], 1) + 1:] or (
+                args[k + 1] if k + 1 < len(args) else None)
+        else:
+            continue
+        if value is None:
+            return dirs
+        moved = [base if isinstance(base, Unknown) else Path(os.path.normpath(
+            base / expand_user(value))) for base in dirs]
+        return tuple(dict.fromkeys((*dirs, *moved)))
+    return dirs
+
+
 def expanded(value: str, base: Dir, line: str = "") -> str | None:
     """``value`` with the environment's ``$NAME`` / ``${NAME}`` put in; ``None``: not knowable.
 

@@ -155,3 +155,25 @@ def test_a_wrappers_known_long_options_are_read_one_way(work: Path, command: str
     rules = "shell(timeout*),shell(pytest*),shell(env*),shell(find*),shell(xargs*),shell(wc*)"
     verdict = _verdict(work, command, rules)
     assert verdict.action == expected, (command, verdict.reason)
+
+
+@pytest.mark.parametrize("command", [
+    "env -C .git cat config", "sudo -D .git cat config", "env --chdir=.git cat config",
+    "env -iC .git cat config",
+])
+def test_a_wrappers_chdir_moves_where_its_command_reads(work: Path, command: str) -> None:
+    """paths27's note: ``env -C .git cat config`` printed ``.git/config`` under
+    ``shell(env*)``, ``shell(cat*)`` — the sensitive-file check judged ``config`` in the
+    project's dir."""
+    (work / ".git").mkdir(exist_ok=True)
+    (work / ".git" / "config").write_text("[remote]\n")
+    verdict = _verdict(work, command, "shell(env*),shell(sudo*),shell(cat*)")
+    assert verdict.action == "ask", verdict.reason
+    assert "sensitive file" in verdict.reason, verdict.reason
+
+
+def test_a_wrappers_chdir_into_the_project_runs(work: Path) -> None:
+    (work / "src").mkdir(exist_ok=True)
+    (work / "src" / "a.py").write_text("x = 1\n")
+    verdict = _verdict(work, "env -C src cat a.py", "shell(env*),shell(cat*)")
+    assert verdict.action == "run", verdict.reason
