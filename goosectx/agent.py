@@ -143,8 +143,12 @@ class Agent(AgentTools):
         return self._request
 
     def reload_instructions(self) -> None:
-        """Read the project's instruction files again (each turn: an AGENTS.md /init wrote)."""
-        fresh = load_project_instructions(self.session.working_dir)
+        """Read the project's instruction files again (each turn: an AGENTS.md /init wrote).
+
+        Redacted as a streamed reply is (:meth:`reply_redact`: this environment's and the
+        extensions' secrets): a key written in AGENTS.md or .goosehints never reaches the model.
+        """
+        fresh = self.reply_redact()(load_project_instructions(self.session.working_dir))
         if fresh != self._project_instructions:  # the request's prefix changes only then
             self._project_instructions, self._request = fresh, None
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import date
 from pathlib import Path
 
+import pytest
 from agent_harness import EchoTool, make_harness
 
 from goosectx.config import Settings
@@ -107,3 +108,24 @@ def test_thousands_of_deferred_tools_are_not_all_named_in_the_system_prompt(
     few = build_system_prompt(tmp_path, tool_names=["shell"], mode="auto",
                               project_instructions="", deferred_tools=deferred[:3]).text
     assert "evil__t0, evil__t1, evil__t2. To use one" in few
+
+
+def test_a_key_written_in_the_instruction_files_never_reaches_the_model(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Tester D: AGENTS.md holding the API key (and .goosehints its base64) went into every
+    request's system prompt; an ``@`` file or a custom command file was redacted."""
+    import base64
+
+    key = "sk-proj-T3stKeyAbCdEfGh1234567890XyZqWeRtY"
+    monkeypatch.setenv("OPENAI_API_KEY", key)
+    provider = ScriptedProvider(["ok"])
+    h = make_harness(tmp_path, Settings(data_dir=tmp_path / "data"), provider=provider,
+                     tools=ToolRegistry([EchoTool()]))
+    (h.session.working_dir / "AGENTS.md").write_text(f"Use this key for tests: {key}\n")
+    (h.session.working_dir / ".goosehints").write_text(
+        f"hint b64: {base64.b64encode(key.encode()).decode()}\n")
+    h.turn("hello")
+    system = provider.requests[0].system
+    assert "Use this key for tests:" in system and "hint b64:" in system
+    assert key[8:] not in system
+    assert base64.b64encode(key.encode()).decode()[8:30] not in system
