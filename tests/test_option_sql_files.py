@@ -39,3 +39,36 @@ def test_sqlite3_sql_that_reads_or_writes_another_file_asks(project: Path, comma
 def test_sqlite3_queries_on_a_project_database_run(project: Path, command: str) -> None:
     action, reason = _verdict(project, command)
     assert action == "run", reason
+
+
+@pytest.mark.parametrize("command", [
+    "csplit -s -f '' -b '.git/hooks/pre-commit%.0d' a.txt 3",
+    "csplit -f .git/hooks/pre-commit a.txt 3",
+    "csplit --prefix=.git/hooks/x a.txt 3",
+    "csplit -f. -b './x%d' a.txt 3",  # the join is ../x
+    "csplit -f '' -b '..%d/x' a.txt 3",
+    "csplit -b '/tmp/x%d' a.txt 3",
+    "split a.txt .git/hooks/pre-commit",
+    "split -d -l 1 a.txt .git/x",
+    "split -l1 -- a.txt ./.git/hooks/p",
+])
+def test_split_and_csplit_writing_into_git_or_outside_ask(project: Path, command: str) -> None:
+    action, reason = _verdict(project, command)
+    assert action == "ask", reason
+
+
+@pytest.mark.parametrize("command", [
+    "csplit -f part README.md '/^## /' '{*}'",
+    "csplit -s -z README.md '%^# %' '/x/+1' 2 '{3}'",
+    "csplit -f out/part -b '%03d.md' README.md 3",
+    "split -l 1 a.txt part-",
+    "split a.txt",
+])
+def test_split_and_csplit_in_the_project_run(project: Path, command: str) -> None:
+    action, reason = _verdict(project, command)
+    assert action == "run", reason
+
+
+def test_a_csplit_file_operand_is_still_a_path(project: Path) -> None:
+    action, reason = _verdict(project, "csplit -f part ../notes.json 3")
+    assert action == "ask" and "outside the project" in reason, reason
