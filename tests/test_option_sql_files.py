@@ -72,3 +72,44 @@ def test_split_and_csplit_in_the_project_run(project: Path, command: str) -> Non
 def test_a_csplit_file_operand_is_still_a_path(project: Path) -> None:
     action, reason = _verdict(project, "csplit -f part ../notes.json 3")
     assert action == "ask" and "outside the project" in reason, reason
+
+
+def _link_out(project: Path, name: str, target: str = "conf.py") -> None:
+    outside = project.parent / "outside"
+    outside.mkdir(exist_ok=True)
+    (outside / "conf.py").write_text('DB_PASSWORD = "x" +\n')
+    (project / name).symlink_to(outside / target if target else outside)
+
+
+def test_compileall_of_a_dir_holding_a_py_link_out_asks(project: Path) -> None:
+    _link_out(project, "src/conf.py")
+    for command in ("python3 -m compileall src", "python -m compileall -q -j 2 .",
+                    "python3 -m compileall"):
+        action, reason = _verdict(project, command)
+        assert action == "ask" and "outside the project" in reason, (command, reason)
+
+
+def test_compileall_does_not_enter_a_dir_link_nor_read_other_names(project: Path) -> None:
+    _link_out(project, "src/linked", "")  # compileall skips a link to a dir
+    _link_out(project, "src/conf.txt")
+    action, reason = _verdict(project, "python3 -m compileall src")
+    assert action == "run", reason
+
+
+@pytest.mark.parametrize("command", [
+    "python3 -m compileall -i list.txt",
+    "python3 -m compileall -qi list.txt src",
+    "python3 -m compileall -i - src",
+    "python3 -m compileall",  # no operand: sys.path's dirs
+])
+def test_compileall_reading_a_list_or_sys_path_asks(project: Path, command: str) -> None:
+    (project / "list.txt").write_text(str(project.parent / "outside.py") + "\n")
+    action, reason = _verdict(project, command)
+    assert action == "ask", reason
+
+
+@pytest.mark.parametrize("command", [
+    "python3 -m compileall src", "python3 -m compileall -q -r 2 src/a.py", "python -m compileall ."])
+def test_compileall_of_project_sources_runs(project: Path, command: str) -> None:
+    action, reason = _verdict(project, command)
+    assert action == "run", reason
