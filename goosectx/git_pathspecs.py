@@ -21,6 +21,7 @@ import re
 from pathlib import Path
 
 from goosectx.sensitive import SENSITIVE_NAMES, sensitive_why
+from goosectx.shell_options import short_value
 
 EXAMPLES: tuple[str, ...] = (
     *SENSITIVE_NAMES, ".env", ".env.local", ".env.production", ".env.development",
@@ -135,3 +136,90 @@ def _matching_example(pattern: str) -> str | None:
                 if fnmatch.fnmatchcase(tried, pattern):
                     return tried
     return None
+
+
+_GREP_BEYOND = ("--untracked", "--no-index", "--recurse-submodules")
+"""``git grep`` options that search files its index does not list (any prefix)."""
+_GREP_VALUED = "efABCm"
+_GREP_LONG_VALUED = frozenset({"--max-depth", "--threads", "--max-count", "--context",
+                               "--after-context", "--before-context"})
+
+
+def worktree_grep(args: list[str]) -> bool:
+    """True for git's words (``grep`` first) of a ``git grep`` of the files its index lists.
+
+    As :func:`worktree_diff`: no revision (every operand before ``--`` but the pattern a glob
+    with none of ``:@^~`` nor ``..``), no :data:`_GREP_BEYOND` option (``--cached`` searches the
+    same paths). The pattern is the first operand unless ``-e`` or ``-f`` gives one.
+    """
+    if args[:1] != ["grep"]:
+        return False
+    operands: list[str] = []
+    given = False
+    i = 1
+    while i < len(args):
+        word = args[i]
+        if word == "--":
+            break
+        if word.startswith("--"):
+            name = word.partition("=")[0]
+            if len(name) > 2 and any(one.startswith(name) for one in _GREP_BEYOND):
+                return False
+            i += 2 if name in _GREP_LONG_VALUED and "=" not in word else 1
+            continue
+        if word.startswith("-") and word != "-":
+            short = short_value(args, i, _GREP_VALUED)
+            given = given or short.letter in ("e", "f")
+            i = short.next
+            continue
+        operands.append(word)
+        i += 1
+    for word in operands[0 if given else 1:]:
+        if not _GLOB.search(word) or ".." in word or any(c in word for c in ":@^~"):
+            return False  # a revision, or a word git may read as one
+    return True
+
+
+_NAMES_OPTIONS = {
+    "log": re.compile(
+        r"--(?:oneline|stat(?:=.*)?|numstat|shortstat|name-only|name-status|summary|follow"
+        r"|format=.*|pretty(?:=.*)?|max-count=.*|skip=.*|since=.*|until=.*|after=.*|before=.*"
+        r"|author=.*|committer=.*|grep=.*|all|branches(?:=.*)?|tags(?:=.*)?|no-merges|merges"
+        r"|reverse|graph|decorate(?:=.*)?|no-decorate|abbrev-commit|no-abbrev-commit|date=.*"
+        r"|relative-date|first-parent|topo-order|date-order|no-color|color(?:=.*)?"
+        r"|full-history|no-renames|dirstat(?:=.*)?|ancestry-path|left-right)"
+        r"|-\d+|-n\d*|-[i]"),
+    "ls-files": re.compile(
+        r"--(?:cached|deleted|modified|others|ignored|killed|exclude-standard|full-name"
+        r"|error-unmatch|directory|no-empty-directory|recurse-submodules|sparse|deduplicate"
+        r"|exclude=.*|abbrev(?:=.*)?)|-[cdmoikztvx]+"),
+}
+"""Per git subcommand, the options after which it prints names, commit subjects and counts and
+no file's contents (not ``git log -p``/``-u``/``-U``/``-L``/``-S``/``-G``/``--raw``/``--check``/
+``-m``/``--cc``/``--word-diff``, nor ``git ls-files -s``/``--format``/``-X FILE``): any other
+option may print contents, so it keeps asking."""
+_NAMES_VALUED = {"log": frozenset({"-n"}), "ls-files": frozenset({"-x"})}
+"""Of those, the ones written apart from their value (``git log -n 3``, ``ls-files -x PAT``)."""
+
+
+def names_only(args: list[str]) -> bool:
+    """True for a ``git log`` / ``git ls-files`` that prints names, subjects and counts only.
+
+    ``args``: git's words, the subcommand first; its every option one of
+    :data:`_NAMES_OPTIONS`: then no pathspec of it reads a file.
+    """
+    options = _NAMES_OPTIONS.get(args[0]) if args else None
+    if options is None:
+        return False
+    i = 1
+    while i < len(args):
+        word = args[i]
+        if word == "--":
+            return True
+        if word.startswith("-") and word != "-":
+            if not options.fullmatch(word):
+                return False
+            i += 2 if word in _NAMES_VALUED[args[0]] else 1
+            continue
+        i += 1
+    return True

@@ -20,7 +20,7 @@ import re
 from pathlib import Path
 
 from goosectx.git_index import tracked_paths
-from goosectx.git_pathspecs import pathspec_reads, worktree_diff
+from goosectx.git_pathspecs import names_only, pathspec_reads, worktree_diff, worktree_grep
 from goosectx.option_table import Does, first_hit
 from goosectx.sensitive import sensitive_why
 from goosectx.shell_git import git_subcommand
@@ -44,9 +44,10 @@ def hidden_names(words: list[Word], base: Path | None = None) -> str | None:
     if name == "jq" and any(_JQ_MODULE.search(a) for a in args):
         return "a jq import or include reads a module file"
     at = git_subcommand(args)
-    tracked = _tracked_secrets(base) if base is not None and at == 0 and worktree_diff(
-        args) else None  # git diff -- '*.yml': only what the index lists
-    if name == "git" and (why := pathspec_reads(args[at + 1:], tracked)):
+    tracked = _tracked_secrets(base) if base is not None and at == 0 and (worktree_diff(
+        args) or worktree_grep(args)) else None  # git diff -- '*.yml': what the index lists
+    if name == "git" and not (at == 0 and names_only(args)) and (
+            why := pathspec_reads(args[at + 1:], tracked)):
         return why  # git log -p -- '*.env': a glob git matches against its history
     hit = first_hit(name, args, Does.LIST, Does.ARGUMENTS)
     return None if hit is None else f"{hit.program} {hit.word} {hit.does.value}"

@@ -217,6 +217,7 @@ OPTIONS: dict[str, tuple[Option, ...]] = {
     "mypy": _MYPY, "dmypy": _MYPY, "tsc": _TSC,
     "ruff": (*_LINTER_OUTPUT, Option(Does.ARGUMENTS, starts=("@",))), "eslint": _LINTER_OUTPUT,
     "prettier": (Option(Does.OUTPUT, longs=("--cache-location",)),),
+    "compileall": (Option(Does.LIST, letters="i", valued="rdspxjoe"),),  # python -m compileall
 }
 """Per program (or ``"program subcommand"``), its options that do what its words do not show."""
 _CACHE = frozenset({"--cache", "--cache-strategy"})
@@ -228,7 +229,7 @@ KNOWN: dict[str, frozenset[str]] = {"pytest": _PYTEST_KNOWN, "py.test": _PYTEST_
 """Per program, its option strings that, written whole, are themselves and no prefix of
 another (getopt and argparse take an exact match first)."""
 _PYTHON = re.compile(r"python[0-9.]*")
-MODULES = frozenset({"pytest", "mypy", "ruff", "black"})
+MODULES = frozenset({"pytest", "mypy", "ruff", "black", "compileall"})
 """Programs run as ``python -m NAME`` too."""
 
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 from goosectx.option_table import Does, option_hits
 from goosectx.option_values import option_values
 from goosectx.shell_options import long_option
+from goosectx.split_outputs import split_writes
 
 STREAMS = frozenset({"/dev/stdout", "/dev/stderr", "/dev/null"})
 """What an output option may name and write no file."""
@@ -30,7 +31,13 @@ TERMINAL_VALUES = {"--cov-report": frozenset({
 
 
 def option_writes(name: str, args: list[str]) -> str | None:
-    """Why ``name ARGS`` may write files, read whole directories or run something unjudged."""
+    """Why ``name ARGS`` may write files, read whole directories or run something unjudged.
+
+    Also the files split and csplit write, a prefix and suffix joined
+    (:func:`goosectx.split_outputs.split_writes`).
+    """
+    if why := split_writes(name, args):
+        return why
     for hit in option_hits(name, args):
         if any(long_option(hit.word, option) and hit.value in values
                for option, values in TERMINAL_VALUES.items()):

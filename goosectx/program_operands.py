@@ -22,6 +22,7 @@ import re
 
 from goosectx.awk_program import AWK
 from goosectx.shell_options import long_option
+from goosectx.split_outputs import csplit_patterns
 
 _GREP = frozenset({"grep", "egrep", "fgrep", "rgrep"})
 _SEDS = frozenset({"sed", "gsed"})
@@ -101,7 +102,12 @@ def program_operand(args: list[str]) -> int | None:
 
 
 def not_paths(args: list[str]) -> set[int]:
-    """The indices in ``args`` (its name first) of the words that are text, not paths."""
+    """The indices in ``args`` (its name first) of the words that are text, not paths.
+
+    Also csplit's pattern operands (:func:`goosectx.split_outputs.csplit_patterns`).
+    """
+    if args and args[0].rsplit("/", 1)[-1] == "csplit":
+        return csplit_patterns(args)
     read = _read(args)
     if read is None:
         return set()

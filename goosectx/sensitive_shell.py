@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from goosectx.find_words import find_patterns
+from goosectx.git_pathspecs import names_only
 from goosectx.glob_words import MAX_NAMES, pattern_paths
 from goosectx.grep_filters import filter_words, grep_kept
 from goosectx.hidden_names import hidden_names
@@ -137,6 +138,8 @@ def sensitive_words(command: str, working_dir: Path, *, data_dir: Path | None = 
         lead = len(part.words) - len(command_words(part.words))  # `then`, `X=1` before it
         patterns = find_patterns(program)  # find . -name .env: a name to match, none read
         patterns += [program[i] for i in not_paths([w.value for w in program])]  # grep KEY .
+        if _name(program) == "git" and names_only([w.value for w in program[1:]]):
+            patterns += program[2:]  # git log --oneline -- .env: its commits' subjects
         if _name(program) in _GREPS and all(isinstance(base, Path) for base in dirs):
             patterns += [w for w in program if all(  # grep --exclude=.env: a glob to match
                 any(w is one for one in filter_words(program[1:], base, plain))

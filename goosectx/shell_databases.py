@@ -10,9 +10,11 @@ x'``), the mysql and mariadb clients' ``system``/``\!``, ``pager`` and ``edit`` 
 :func:`database_commands` makes such a command unreadable (asked about under shell deny/ask
 rules) unless every command it is given is on a short list of forms that run nothing:
 ``sqlite3 db 'select 1'``, ``duckdb -c .tables``, ``psql -c 'select 1'``, ``psql -c '\dt'``,
-``mysql -e 'select 1'``. Commands read from a file (``psql -f x.sql``, ``sqlite3 -init x``) or
-from standard input (``mysql db < dump.sql``) are not read: asked about. What
-the command text shows, not a sandbox.
+``mysql -e 'select 1'``. sqlite3's SQL that reads, writes or lists another file
+(``readfile()``, ``writefile()``, ``fsdir()``, ``zipfile()``, ``ATTACH``, ``VACUUM INTO``) asks
+too, as does a database file inside ``.git``. Commands read from a file (``psql -f x.sql``,
+``sqlite3 -init x``) or from standard input (``mysql db < dump.sql``) are not read: asked about.
+What the command text shows, not a sandbox.
 
 Core module: no printing.
 """
@@ -39,9 +41,16 @@ _DOT_SAFE = frozenset({
     "version", "timeout", "lint", "limit", "sha3sum"})
 """sqlite3's dot-commands that run no program and read or write no other file (not
 ``.shell``/``.system``/``.output``/``.once``/``.import``/``.load``/``.read``/``.open`` …)."""
-_SQL_RUNS = re.compile(r"(?<![^\W_])(?:edit|load_extension)(?![^\W_])", re.IGNORECASE)
-"""SQL functions of the sqlite3 shell that start a program or load code: the name anywhere,
-as SQL can call it past a comment or quoted (``edit/**/(…)``, ``"edit"(…)``, ``[edit](…)``)."""
+_SQL_RUNS = re.compile(r"(?<![^\W_])(?:edit|load_extension|readfile|writefile|fsdir|zipfile"
+                       r"|attach)(?![^\W_])", re.IGNORECASE)
+"""SQL functions of the sqlite3 shell that start a program, load code, or read, write or list
+a file the rules do not judge (``readfile('.env')``, ``writefile('.git/HEAD', x)``,
+``fsdir('..')``, ``zipfile('x.zip')``), and ``ATTACH 'FILE'``, which opens or creates any
+file: the name anywhere, as SQL can call it past a comment or quoted (``edit/**/(…)``,
+``"edit"(…)``, ``[edit](…)``)."""
+_VACUUM = re.compile(r"(?<![^\W_])vacuum(?![^\W_])", re.IGNORECASE)
+_INTO = re.compile(r"(?<![^\W_])into(?![^\W_])", re.IGNORECASE)
+"""``VACUUM INTO 'FILE'`` writes a copy of the database to any file: both words anywhere."""
 _SQLITE_VALUED = frozenset({"cmd", "init", "separator", "newline", "nullvalue", "vfs", "mmap",
                             "maxsize", "escape", "nonce", "threadsafe"})
 _SQLITE_PAIRS = frozenset({"heap", "lookaside", "pagecache"})
@@ -61,7 +70,8 @@ def _sqlite_command(text: str, safe: frozenset[str] = _DOT_SAFE) -> bool:
             if name not in safe:
                 return False
     unquoted = _string_free(text)  # 'edit' in a string literal is text
-    return _SQL_RUNS.search(text if unquoted is None else unquoted) is None
+    sql = text if unquoted is None else unquoted
+    return _SQL_RUNS.search(sql) is None and not (_VACUUM.search(sql) and _INTO.search(sql))
 
 
 _SQL_UNITS = {'"': '"', "[": "]", "`": "`", "'": "'"}
@@ -155,14 +165,17 @@ def _dot_shell(shell: _DotShell, args: list[str]) -> str | None:
                     f"({shell.examples} …)")
         i += (3 if option in shell.pairs else
               2 if option in shell.valued | shell.commands else 1)
-    if shell.safe_mode and "safe" in options and "nonce" not in options:
-        return None  # safe mode: no .shell, .system, .load, edit() … (.nonce X lifts it)
+    if operands and ".git" in (part.lower() for part in re.split(r"[/\\]+", operands[0])):
+        return f"{shell.name} writes its database file, here inside .git"
+    if shell.safe_mode and "safe" in options and "nonce" not in options and not any(
+            _VACUUM.search(c) and _INTO.search(c) for c in operands[1:]):
+        return None  # safe mode: no .shell, .system, .load, edit(), ATTACH … (.nonce X lifts it)
     commands = operands[1:]  # after the database
     if not commands and not options & shell.ending:
         return f"{shell.name} runs the commands it reads from its standard input"
     if not all(_sqlite_command(c, shell.safe) for c in commands):
-        return (f"{shell.name} runs a dot-command or function that may run a program "
-                f"({shell.examples} …)")
+        return (f"{shell.name} runs a dot-command or function that may run a program or "
+                f"read or write another file ({shell.examples}, readfile(), VACUUM INTO …)")
     return None
 
 

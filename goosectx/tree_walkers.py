@@ -22,7 +22,9 @@ cargo and go compile only the files their packages name, and pytest, like them, 
 project's code, which may read anything: the project is trusted by such a rule (README,
 "Permission rules"); pytest's walk is still judged, since its collection prints a file it
 cannot import. Over :data:`~goosectx.glob_words.MAX_NAMES` names below a dir, too many to
-check, it may be outside.
+check, it may be outside. ``python -m compileall DIR`` compiles (and prints a syntax error's
+line of) a ``.py`` link wherever it leads, but enters no dir link (:attr:`Walker.dir_links`);
+given no file or dir it compiles sys.path's dirs: asked.
 
 Core module: no printing.
 """
@@ -38,6 +40,7 @@ from goosectx.glob_words import MAX_NAMES
 from goosectx.option_table import table_name
 from goosectx.sensitive import expand_user, inside, resolve, shown
 from goosectx.shell_dirs import Dir
+from goosectx.shell_options import short_value
 from goosectx.shell_words import Word
 
 
@@ -50,6 +53,8 @@ class Walker(NamedTuple):
     """It skips every dir whose name starts with a dot (mypy, pytest, tsc)."""
     suffixes: tuple[str, ...] | None
     """The endings of the file names it reads; ``None``: any."""
+    dir_links: bool = True
+    """It enters a link to a dir (``python -m compileall`` does not: it compiles a file link)."""
 
 
 _PYTHON_SKIPS = frozenset({
@@ -71,6 +76,7 @@ WALKERS: dict[str, Walker] = {
     "eslint": Walker(frozenset({"node_modules", ".git"}), False, _JS),
     "prettier": Walker(frozenset({"node_modules", ".git", ".svn", ".hg", ".sl", ".jj"}), False,
                        None),
+    "compileall": Walker(frozenset({"__pycache__"}), False, (".py",), dir_links=False),
 }
 """The tools whose dir operands are walked here, and how each walks (its documented defaults;
 pytest's ``norecursedirs``, which also skips a dir holding ``pyvenv.cfg``)."""
@@ -98,6 +104,10 @@ def tree_links_out(words: list[Word], dirs: tuple[Dir, ...], working_dir: Path,
     if name == "ruff":  # ruff check|format|analyze graph .: the subcommand is no operand
         args = args[2:] if args[:2] == ["analyze", "graph"] else args[args[:1] in (
             ["check"], ["format"]):]
+    if name == "compileall" and not _compileall_operands(args):
+        line = " ".join(w.value for w in words)  # python -m compileall: every dir of sys.path
+        yield line, f"{line} (no file or dir: it compiles sys.path's dirs) is outside the project"
+        return
     bases = [base for base in dirs if isinstance(base, Path)]
     operands = [a.partition("::")[0] for a in args if a[:1] not in ("-", "@") and "\0" not in a]
     walked = [a for a in operands if any((b / expand_user(a)).is_dir() for b in bases)]
@@ -113,6 +123,25 @@ def tree_links_out(words: list[Word], dirs: tuple[Dir, ...], working_dir: Path,
                               f"{value} (holding {shown(found, working_dir)} → "
                               f"{resolve(found)}) is outside the project")
                 return
+
+
+def _compileall_operands(args: list[str]) -> bool:
+    """True when ``python -m compileall ARGS`` names a file or dir, or a list (``-i``)."""
+    i = 0
+    while i < len(args):
+        word = args[i]
+        if word in ("--workers", "--invalidation-mode"):
+            i += 2
+        elif word[:1] == "-" and word[:2] != "--" and len(word) > 1:
+            short = short_value(args, i, "rdspxijoe")
+            if short.letter == "i":
+                return True
+            i = short.next
+        elif word[:1] != "-" or word == "-":
+            return True
+        else:
+            i += 1
+    return False
 
 
 def _tool(values: list[str]) -> tuple[str, list[str]]:
@@ -138,5 +167,6 @@ def _links_out(directory: Path, real_dir: Path, walker: Walker) -> Iterator[Path
             path = Path(top) / name
             if not os.path.islink(path) or inside(resolve(path), real_dir):
                 continue
-            if name in subdirs or walker.suffixes is None or name.endswith(walker.suffixes):
+            if name in subdirs and walker.dir_links or name not in subdirs and (
+                    walker.suffixes is None or name.endswith(walker.suffixes)):
                 yield path

@@ -35,7 +35,7 @@ def test_clusters_naming_no_sensitive_file_still_run(project: Path, command: str
     "git log -p -- '*.env'", "git log -p -- ':(glob).e*'",  # H11a
     "git log -p '*.env'", "git diff HEAD~3 -- '.en?'", "git show HEAD~1 -- '*.pem'",
     "git log -p -- 'src/*'", "git grep KEY -- '*.local'", "git log -p -- '**/.ssh/*'",
-    "git log -- '*.PEM'", "git log -p -- ':(icase)*.ENV'", "git log -p -- ':(top).env'",
+    "git log -p -- '*.PEM'", "git log -p -- ':(icase)*.ENV'", "git log -p -- ':(top).env'",
     "git show HEAD:.env", "git show HEAD~2:config/.env", "git show :0:.env",
     "git cat-file -p HEAD:.env", "git log -p -- ':(attr:secret)'",
     "git log -p -- '\\.env'", "git log -p -- 'src/\\.e\\nv'",
