@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from goosectx.option_table import Does, option_hits
 from goosectx.option_values import option_values
-from goosectx.shell_options import long_option
+from goosectx.shell_options import long_option, wget_writes
 
 STREAMS = frozenset({"/dev/stdout", "/dev/stderr", "/dev/null"})
 """What an output option may name and write no file."""
@@ -35,7 +35,10 @@ def option_writes(name: str, args: list[str]) -> str | None:
         if any(long_option(hit.word, option) and hit.value in values
                for option, values in TERMINAL_VALUES.items()):
             continue  # pytest --cov-report=term-missing: printed, no file
-        if hit.does in (Does.WRITES, Does.WHOLE, Does.RUNS, Does.SETS, Does.SENDS) or (
-                hit.does is Does.OUTPUT and hit.value is not None and hit.value not in STREAMS):
+        if hit.does in (Does.WRITES, Does.WHOLE, Does.RUNS, Does.SETS, Does.SENDS,
+                        Does.UNTRACKED) or hit.does is Does.OUTPUT and hit.value is not None and (
+                hit.value not in STREAMS and (hit.value != "-" or hit.program != "curl")):
             return f"{hit.program} {hit.word.partition('=')[0]} {hit.does.value}"
+    if name == "wget" and (setting := wget_writes(args)) is not None:
+        return f"wget -e {setting} writes a file or runs a program, which the rules do not judge"
     return option_values(name, args)
