@@ -158,9 +158,10 @@ def _braces(word: str, out: list[str]) -> None:
         raise _TooMany
 
 
-_FILE_URL = re.compile(r"file:(?://[^/]*)?(/.*)", re.IGNORECASE)
+_FILE_URL = re.compile(r"file:(?://[^/]*(?=/))?(.+)", re.IGNORECASE)
 """A ``file:`` URL (``file:///etc/passwd``, ``FILE://localhost/x``, ``file:/x``): curl reads
-its path, percent-decoded (curl fails at any other host)."""
+its path, percent-decoded (curl fails at any other host); npm's ``file:../other`` spec
+(``npm view``, ``npm install``) reads that dir's ``package.json``."""
 
 
 def value_names(value: str) -> list[str]:
@@ -168,7 +169,8 @@ def value_names(value: str) -> list[str]:
 
     What follows its first ``=`` (``dd if=F``), a leading ``@`` (``curl -d @F``, ``gcc @F``),
     and curl's forms: ``-F name=@F`` / ``name=<F`` (each ``;``-part: ``…;headers=@F``),
-    ``--data-urlencode name@F``, ``--variable name@F``, and a ``file:`` URL's path. Asks
+    ``--data-urlencode name@F``, ``--variable name@F``, and a ``file:`` URL's path (npm's
+    ``file:../x`` too). Asks
     more, never less: a name that is no file of the project's sensitive ones changes nothing.
     """
     found = [value, value.partition("=")[2], value[1:] if value.startswith("@") else ""]

@@ -135,3 +135,19 @@ def test_uv_running_a_project_program_as_its_interpreter_asks(venv_project: Path
 def test_uv_with_the_project_venv_or_a_version_runs(venv_project: Path, command: str) -> None:
     action, reason = _uv(venv_project, command)
     assert action == "run", reason
+
+
+@pytest.mark.parametrize("command", [
+    "npm view file:../other description", "npm view FILE:../other", "npm install file:../x",
+])
+def test_npm_reading_a_package_outside_the_project_asks(project: Path, command: str) -> None:
+    (project.parent / "other").mkdir()
+    action, reason = _verdict(project, command)
+    assert action == "ask", reason
+    assert "outside the project" in reason
+
+
+@pytest.mark.parametrize("command", ["npm view lodash version", "npm view file:./src name"])
+def test_npm_view_of_a_registry_or_project_package_runs(project: Path, command: str) -> None:
+    action, reason = _verdict(project, command)
+    assert action == "run", reason
