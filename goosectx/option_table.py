@@ -24,7 +24,7 @@ from enum import Enum
 from typing import NamedTuple
 
 from goosectx.shell_git import git_subcommand
-from goosectx.shell_options import long_option, short_value, value_at
+from goosectx.shell_options import WGET_VALUED, long_option, short_value, value_at
 
 
 class Does(Enum):
@@ -188,6 +188,12 @@ _CURL = (Option(Does.OUTPUT, letters="oDc", valued=CURL_VALUED, longs=(
 ``--stderr``, the ``--hsts``/``--alt-svc`` caches) or the dir ``-O``/``-J`` write into; ``-``
 is standard output. Its reads (``-F name=@F``, ``-d @F``, ``file:`` URLs) are judged as the
 word's paths: :func:`goosectx.glob_words.value_names`."""
+_WGET = (Option(Does.OUTPUT, letters="oaOP", valued=WGET_VALUED, longs=(
+    "--output-document", "--output-file", "--append-output", "--directory-prefix",
+    "--save-cookies", "--hsts-file", "--warc-file")),)
+"""wget's options naming the file it saves to (``-O``), logs to (``-o``, ``-a``), the dir it
+saves into (``-P``), its cookie and HSTS files; ``-`` is standard output. Its ``-e CMD``:
+:func:`goosectx.shell_options.wget_writes`."""
 _PIP = (Option(Does.OUTPUT, longs=("--log", "--log-file", "--local-log", "--cache-dir",
                                    "--report")),)
 """``pip … --log F`` appends its log to F, ``--cache-dir D`` writes there, ``--report F``."""
@@ -232,7 +238,7 @@ OPTIONS: dict[str, tuple[Option, ...]] = {
     "mypy": _MYPY, "dmypy": _MYPY, "tsc": _TSC,
     "ruff": (*_LINTER_OUTPUT, Option(Does.ARGUMENTS, starts=("@",))), "eslint": _LINTER_OUTPUT,
     "prettier": (Option(Does.OUTPUT, longs=("--cache-location",)),),
-    "curl": _CURL, "pip": _PIP, "pip3": _PIP,
+    "curl": _CURL, "wget": _WGET, "pip": _PIP, "pip3": _PIP,
     "git grep": (Option(Does.UNTRACKED, longs=("--untracked", "--no-exclude-standard")),),
 }
 """Per program (or ``"program subcommand"``), its options that do what its words do not show."""

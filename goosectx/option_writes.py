@@ -24,6 +24,8 @@ from goosectx.shell_options import long_option, wget_writes
 
 STREAMS = frozenset({"/dev/stdout", "/dev/stderr", "/dev/null"})
 """What an output option may name and write no file."""
+DASH_STDOUT = frozenset({"curl", "wget"})
+"""Programs whose output option takes ``-`` as standard output (``curl -D -``, ``wget -O-``)."""
 TERMINAL_VALUES = {"--cov-report": frozenset({
     "term", "term-missing", "term:skip-covered", "term-missing:skip-covered"})}
 """Values of a writing option that write no file (pytest-cov's report to the terminal)."""
@@ -37,7 +39,7 @@ def option_writes(name: str, args: list[str]) -> str | None:
             continue  # pytest --cov-report=term-missing: printed, no file
         if hit.does in (Does.WRITES, Does.WHOLE, Does.RUNS, Does.SETS, Does.SENDS,
                         Does.UNTRACKED) or hit.does is Does.OUTPUT and hit.value is not None and (
-                hit.value not in STREAMS and (hit.value != "-" or hit.program != "curl")):
+                hit.value not in STREAMS and (hit.value != "-" or hit.program not in DASH_STDOUT)):
             return f"{hit.program} {hit.word.partition('=')[0]} {hit.does.value}"
     if name == "wget" and (setting := wget_writes(args)) is not None:
         return f"wget -e {setting} writes a file or runs a program, which the rules do not judge"
