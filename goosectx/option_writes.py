@@ -18,9 +18,9 @@ takes settings (:attr:`~goosectx.option_table.Does.RUNS`: ``cargo --config``, ``
 
 from __future__ import annotations
 
-from goosectx.option_table import Does, option_hits
+from goosectx.option_table import CURL_VALUED, Does, option_hits
 from goosectx.option_values import option_values
-from goosectx.shell_options import long_option, wget_writes
+from goosectx.shell_options import long_option, option_value, short_value, wget_writes
 
 STREAMS = frozenset({"/dev/stdout", "/dev/stderr", "/dev/null"})
 """What an output option may name and write no file."""
@@ -41,6 +41,28 @@ def option_writes(name: str, args: list[str]) -> str | None:
                         Does.UNTRACKED) or hit.does is Does.OUTPUT and hit.value is not None and (
                 hit.value not in STREAMS and (hit.value != "-" or hit.program not in DASH_STDOUT)):
             return f"{hit.program} {hit.word.partition('=')[0]} {hit.does.value}"
+    if name == "curl" and (form := curl_write_out(args)) is not None:
+        return f"curl -w {form} writes its output to a file, which the rules do not judge"
     if name == "wget" and (setting := wget_writes(args)) is not None:
         return f"wget -e {setting} writes a file or runs a program, which the rules do not judge"
     return option_values(name, args)
+
+
+def curl_write_out(args: list[str]) -> str | None:
+    """The ``-w``/``--write-out`` format of ``curl ARGS`` that writes a file, or ``None``.
+
+    ``%output{F}`` (curl 8.3+) writes what follows it to F, ``%output{>>F}`` appends.
+    """
+    for i, word in enumerate(args):
+        if word == "--":
+            return None
+        if word[:2] == "--":
+            form = option_value(args, i, ("--write-out",))
+        elif word[:1] == "-" and len(word) > 1:
+            short = short_value(args, i, CURL_VALUED)
+            form = short.value if short.letter == "w" else None
+        else:
+            continue
+        if form is not None and "%output{" in form.lower():
+            return form
+    return None
