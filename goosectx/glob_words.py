@@ -20,6 +20,7 @@ from __future__ import annotations
 import glob
 import os
 import re
+import urllib.parse
 from pathlib import Path
 
 MAX_NAMES = 10_000
@@ -157,6 +158,31 @@ def _braces(word: str, out: list[str]) -> None:
         raise _TooMany
 
 
+_FILE_URL = re.compile(r"file:(?://[^/]*(?=/))?(.+)", re.IGNORECASE)
+"""A ``file:`` URL (``file:///etc/passwd``, ``FILE://localhost/x``, ``file:/x``): curl reads
+its path, percent-decoded (curl fails at any other host); npm's ``file:../other`` spec
+(``npm view``, ``npm install``) reads that dir's ``package.json``."""
+
+
+def value_names(value: str) -> list[str]:
+    """The names one argument word may give a program to read, the word itself first.
+
+    What follows its first ``=`` (``dd if=F``), a leading ``@`` (``curl -d @F``, ``gcc @F``),
+    and curl's forms: ``-F name=@F`` / ``name=<F`` (each ``;``-part: ``…;headers=@F``),
+    ``--data-urlencode name@F``, ``--variable name@F``, and a ``file:`` URL's path (npm's
+    ``file:../x`` too). Asks
+    more, never less: a name that is no file of the project's sensitive ones changes nothing.
+    """
+    found = [value, value.partition("=")[2], value[1:] if value.startswith("@") else ""]
+    for part in value.split(";") if ";" in value else [value]:
+        after = part.partition("=")[2]
+        found += [part, after[1:] if after[:1] in ("@", "<") else "", part.partition("@")[2]]
+    for one in list(found):
+        if (url := _FILE_URL.fullmatch(one)) is not None:
+            found.append(urllib.parse.unquote(url.group(1)))
+    return [one for one in dict.fromkeys(found) if one]
+
+
 def pattern_paths(word: str, working_dir: Path, line: str = "") -> list[Path] | str:
     """The absolute paths ``word`` (its value, quotes removed) can name as bash expands it.
 
@@ -172,9 +198,8 @@ def pattern_paths(word: str, working_dir: Path, line: str = "") -> list[Path] | 
         _braces(word, words)
         if glob.has_magic(word) and glob_options(line):
             return OPTIONS_WHY
-        named = (value for one in words for value in dict.fromkeys(
-            (one, one.partition("=")[2], one[1:] if one.startswith("@") else ""))
-            if value and (value == one or not value.startswith("-")))
+        named = (value for one in words for value in value_names(one)
+                 if value == one or not value.startswith("-"))
         for one in named:  # dd {if=.env,x}, dd if={~+/..,x}/y: each result's `=F` and `@F` too
             if _TILDE_UNKNOWN.match(one) and not _TILDE_HERE.match(one):
                 raise _Unknown("a brace gives ~- or ~N, the previous dir or the directory "

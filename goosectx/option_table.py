@@ -24,7 +24,7 @@ from enum import Enum
 from typing import NamedTuple
 
 from goosectx.shell_git import git_subcommand
-from goosectx.shell_options import long_option, short_value, value_at
+from goosectx.shell_options import WGET_VALUED, long_option, short_value, value_at
 
 
 class Does(Enum):
@@ -45,6 +45,8 @@ class Does(Enum):
     --install-types`` (runs pip), ``rg --hostname-bin=P`` (rg 14 runs P); ``sort
     --compress-program=P`` but a compressor: :func:`goosectx.option_values.sort_compressor`;
     ``go env -w GOFLAGS=-toolexec=P`` stores flags every later go command takes."""
+    UNTRACKED = "reads untracked and ignored files too (a .env)"
+    """Always asks: ``git grep --untracked``, ``--no-exclude-standard``, as ``--no-index``."""
     SETS = "changes the system's settings"
     """Always asks: ``date -s``/``--set`` sets the clock."""
     SENDS = "sends what it prints to a web service"
@@ -177,6 +179,25 @@ _LINTER_OUTPUT = (Option(Does.OUTPUT, longs=("--output-file", "--cache-location"
 """``ruff|eslint -o F`` / ``--output-file F`` write their report there, ``--cache-location``
 (eslint), ``--cache-dir`` (ruff) their cache; prettier's ``--cache-location`` too."""
 
+CURL_VALUED = "AbcCdDeEFHKmoPQrtTuUwxXyYz"
+"""curl's short options that take a value (``-o FILE``, ``-d DATA``, ``-H HEADER`` …)."""
+_CURL = (Option(Does.OUTPUT, letters="oDc", valued=CURL_VALUED, longs=(
+    "--output", "--dump-header", "--cookie-jar", "--trace", "--trace-ascii", "--libcurl",
+    "--etag-save", "--stderr", "--output-dir", "--hsts", "--alt-svc")),)
+"""curl's options naming a file it writes (``-o``, ``-D`` headers, ``-c`` cookies, traces,
+``--stderr``, the ``--hsts``/``--alt-svc`` caches) or the dir ``-O``/``-J`` write into; ``-``
+is standard output. Its reads (``-F name=@F``, ``-d @F``, ``file:`` URLs) are judged as the
+word's paths: :func:`goosectx.glob_words.value_names`."""
+_WGET = (Option(Does.OUTPUT, letters="oaOP", valued=WGET_VALUED, longs=(
+    "--output-document", "--output-file", "--append-output", "--directory-prefix",
+    "--save-cookies", "--hsts-file", "--warc-file")),)
+"""wget's options naming the file it saves to (``-O``), logs to (``-o``, ``-a``), the dir it
+saves into (``-P``), its cookie and HSTS files; ``-`` is standard output. Its ``-e CMD``:
+:func:`goosectx.shell_options.wget_writes`."""
+_PIP = (Option(Does.OUTPUT, longs=("--log", "--log-file", "--local-log", "--cache-dir",
+                                   "--report")),)
+"""``pip … --log F`` appends its log to F, ``--cache-dir D`` writes there, ``--report F``."""
+
 OPTIONS: dict[str, tuple[Option, ...]] = {
     "git": (Option(Does.WRITES, longs=("--output",)), Option(Does.WHOLE, longs=("--no-index",))),
     **dict.fromkeys(("git add", "git checkout", "git rm", "git restore", "git reset",
@@ -218,6 +239,8 @@ OPTIONS: dict[str, tuple[Option, ...]] = {
     "ruff": (*_LINTER_OUTPUT, Option(Does.ARGUMENTS, starts=("@",))), "eslint": _LINTER_OUTPUT,
     "prettier": (Option(Does.OUTPUT, longs=("--cache-location",)),),
     "compileall": (Option(Does.LIST, letters="i", valued="rdspxjoe"),),  # python -m compileall
+    "curl": _CURL, "wget": _WGET, "pip": _PIP, "pip3": _PIP,
+    "git grep": (Option(Does.UNTRACKED, longs=("--untracked", "--no-exclude-standard")),),
 }
 """Per program (or ``"program subcommand"``), its options that do what its words do not show."""
 _CACHE = frozenset({"--cache", "--cache-strategy"})
@@ -225,11 +248,13 @@ _TAR_KNOWN = frozenset({"--file"})
 """``tar --file=A`` names the archive: no prefix of ``--files-from``."""
 KNOWN: dict[str, frozenset[str]] = {"pytest": _PYTEST_KNOWN, "py.test": _PYTEST_KNOWN,
                                     "eslint": _CACHE, "prettier": _CACHE, "tar": _TAR_KNOWN,
-                                    "gtar": _TAR_KNOWN, "bsdtar": _TAR_KNOWN}
+                                    "gtar": _TAR_KNOWN, "bsdtar": _TAR_KNOWN,
+                                    "curl": frozenset({"--cookie", "--trace-time",
+                                                       "--trace-ids", "--trace-config"})}
 """Per program, its option strings that, written whole, are themselves and no prefix of
 another (getopt and argparse take an exact match first)."""
 _PYTHON = re.compile(r"python[0-9.]*")
-MODULES = frozenset({"pytest", "mypy", "ruff", "black", "compileall"})
+MODULES = frozenset({"pytest", "mypy", "ruff", "black", "compileall", "pip", "json.tool"})
 """Programs run as ``python -m NAME`` too."""
 
 

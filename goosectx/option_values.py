@@ -69,14 +69,15 @@ def option_values(name: str, args: list[str]) -> str | None:
     return None
 
 
-OUTPUT_OPERANDS = {"uniq": "fsw", "xxd": "cglson"}
-_UNIQ_VALUED = ("--skip-fields", "--skip-chars", "--check-chars")
-"""Programs whose second operand is the file they write (``uniq IN OUT``, ``xxd IN OUT``), with
-their short options that take the next word (``uniq -f 1``, ``xxd -c 16``, ``-cols 16``)."""
+OUTPUT_OPERANDS = {"uniq": "fsw", "xxd": "cglson", "json.tool": ""}
+_LONG_VALUED = ("--skip-fields", "--skip-chars", "--check-chars", "--indent")
+"""Programs whose second operand is the file they write (``uniq IN OUT``, ``xxd IN OUT``,
+``python -m json.tool IN OUT``), with their short options that take the next word (``uniq -f
+1``, ``xxd -c 16``, ``-cols 16``) and long ones (``json.tool --indent 2``)."""
 
 
 def output_operand(name: str, args: list[str]) -> str | None:
-    """Why ``uniq IN OUT`` / ``xxd IN OUT`` writes a file, or ``None`` (one operand, a stream)."""
+    """Why ``uniq|xxd|json.tool IN OUT`` writes a file, or ``None`` (one operand, a stream)."""
     operands: list[str] = []
     i = 0
     while i < len(args):
@@ -86,7 +87,7 @@ def output_operand(name: str, args: list[str]) -> str | None:
             break
         if word.startswith("-") and word != "-":
             takes = word[1:2] in OUTPUT_OPERANDS[name] and (len(word) == 2 or name == "xxd" and (
-                word[1:].isalpha())) or any(long_option(word, o) for o in _UNIQ_VALUED)
+                word[1:].isalpha())) or any(long_option(word, o) for o in _LONG_VALUED)
             i += 2 if takes and "=" not in word else 1  # xxd -c16 takes no next word
             continue
         operands.append(word)

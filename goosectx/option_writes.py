@@ -18,13 +18,15 @@ takes settings (:attr:`~goosectx.option_table.Does.RUNS`: ``cargo --config``, ``
 
 from __future__ import annotations
 
-from goosectx.option_table import Does, option_hits
+from goosectx.option_table import CURL_VALUED, Does, option_hits
 from goosectx.option_values import option_values
-from goosectx.shell_options import long_option
+from goosectx.shell_options import long_option, option_value, short_value, wget_writes
 from goosectx.split_outputs import split_writes
 
 STREAMS = frozenset({"/dev/stdout", "/dev/stderr", "/dev/null"})
 """What an output option may name and write no file."""
+DASH_STDOUT = frozenset({"curl", "wget"})
+"""Programs whose output option takes ``-`` as standard output (``curl -D -``, ``wget -O-``)."""
 TERMINAL_VALUES = {"--cov-report": frozenset({
     "term", "term-missing", "term:skip-covered", "term-missing:skip-covered"})}
 """Values of a writing option that write no file (pytest-cov's report to the terminal)."""
@@ -42,7 +44,32 @@ def option_writes(name: str, args: list[str]) -> str | None:
         if any(long_option(hit.word, option) and hit.value in values
                for option, values in TERMINAL_VALUES.items()):
             continue  # pytest --cov-report=term-missing: printed, no file
-        if hit.does in (Does.WRITES, Does.WHOLE, Does.RUNS, Does.SETS, Does.SENDS) or (
-                hit.does is Does.OUTPUT and hit.value is not None and hit.value not in STREAMS):
+        if hit.does in (Does.WRITES, Does.WHOLE, Does.RUNS, Does.SETS, Does.SENDS,
+                        Does.UNTRACKED) or hit.does is Does.OUTPUT and hit.value is not None and (
+                hit.value not in STREAMS and (hit.value != "-" or hit.program not in DASH_STDOUT)):
             return f"{hit.program} {hit.word.partition('=')[0]} {hit.does.value}"
+    if name == "curl" and (form := curl_write_out(args)) is not None:
+        return f"curl -w {form} writes its output to a file, which the rules do not judge"
+    if name == "wget" and (setting := wget_writes(args)) is not None:
+        return f"wget -e {setting} writes a file or runs a program, which the rules do not judge"
     return option_values(name, args)
+
+
+def curl_write_out(args: list[str]) -> str | None:
+    """The ``-w``/``--write-out`` format of ``curl ARGS`` that writes a file, or ``None``.
+
+    ``%output{F}`` (curl 8.3+) writes what follows it to F, ``%output{>>F}`` appends.
+    """
+    for i, word in enumerate(args):
+        if word == "--":
+            return None
+        if word[:2] == "--":
+            form = option_value(args, i, ("--write-out",))
+        elif word[:1] == "-" and len(word) > 1:
+            short = short_value(args, i, CURL_VALUED)
+            form = short.value if short.letter == "w" else None
+        else:
+            continue
+        if form is not None and "%output{" in form.lower():
+            return form
+    return None

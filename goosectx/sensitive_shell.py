@@ -21,7 +21,7 @@ from typing import Any
 
 from goosectx.find_words import find_patterns
 from goosectx.git_pathspecs import names_only
-from goosectx.glob_words import MAX_NAMES, pattern_paths
+from goosectx.glob_words import MAX_NAMES, pattern_paths, value_names
 from goosectx.grep_filters import filter_words, grep_kept
 from goosectx.hidden_names import hidden_names
 from goosectx.piped_names import (
@@ -301,8 +301,8 @@ def _own_below(directory: Path, own: tuple[Path, ...],
 def named_values(value: str) -> list[str]:
     """The paths one argument word may name; none an option (``-x``).
 
-    Itself, what follows its first ``=`` (``dd if=F``) and a leading ``@`` (``curl -d @F``,
-    ``gcc @F``).
+    :func:`goosectx.glob_words.value_names`: itself, what follows its first ``=`` (``dd
+    if=F``), a leading ``@`` (``curl -d @F``, ``gcc @F``), curl's ``-F name=@F`` and ``file:``
+    URLs.
     """
-    found = [value, value.partition("=")[2], value[1:] if value.startswith("@") else ""]
-    return [one for one in dict.fromkeys(found) if one and not one.startswith("-")]
+    return [one for one in value_names(value) if not one.startswith("-")]

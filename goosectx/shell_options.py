@@ -72,7 +72,46 @@ def option_commands(name: str, args: list[str]) -> list[str]:
             lines.append(shlex.quote(program))
         elif name == "tar" and (action := option_value(args, i, ("--checkpoint-action",))):
             lines += [action.partition("=")[2]] if action.startswith("exec=") else []
+        elif name == "wget" and (setting := wget_setting(args, i)) is not None:
+            key, _, program = setting.partition("=")  # wget -e use_askpass=P runs P
+            lines += [shlex.quote(program.strip())] if _wgetrc_name(key) == "useaskpass" else []
     return [line for line in lines if line]
+
+
+WGET_VALUED = "eoaOiBtTwPlARDIXQUn"
+"""wget's short options that take a value (``-e CMD``, ``-O FILE``, ``-nv``'s ``-n``)."""
+
+
+def wget_setting(args: list[str], i: int) -> str | None:
+    """The wgetrc command ``args[i]`` gives wget (``-e use_askpass=P``, ``--execute=…``)."""
+    word = args[i]
+    if word.startswith("--"):
+        return option_value(args, i, ("--execute",))
+    if word[:1] == "-" and len(word) > 1:
+        short = short_value(args, i, WGET_VALUED)
+        return short.value if short.letter == "e" else None
+    return None
+
+
+def _wgetrc_name(key: str) -> str:
+    """A wgetrc command's name as wget matches it: case, ``_`` and ``-`` ignored."""
+    return key.strip().lower().replace("_", "").replace("-", "")
+
+
+WGETRC_WRITES = frozenset({"outputdocument", "logfile", "savecookies", "hstsfile", "warcfile",
+                           "dirprefix", "directoryprefix", "useaskpass"})
+"""wgetrc commands (``-e CMD``) that name a file wget writes, or a program it runs."""
+
+
+def wget_writes(args: list[str]) -> str | None:
+    """The first ``-e CMD`` of ``wget ARGS`` that writes a file or runs a program, or ``None``."""
+    for i, word in enumerate(args):
+        if word == "--":
+            return None
+        setting = wget_setting(args, i)
+        if setting is not None and _wgetrc_name(setting.partition("=")[0]) in WGETRC_WRITES:
+            return setting
+    return None
 
 
 def su_line(name: str, args: list[str]) -> str | None:

@@ -125,6 +125,7 @@ def outside_words(command: str, working_dir: Path,
         patterns += [args[i] for i in not_paths([w.value for w in args])]  # grep's, awk's
         looks = link_view(args)  # ls -l link: the link itself, not where it leads
         made = args[0].value in ("make", "gmake")  # make PYTHON=.venv/bin/python test
+        interpreter = uv_interpreter(args) if args[0].value == "uv" else None
         substituted = substituted_listing(parts, k)  # wc -l $(find . -name '*.py')
         for word in args[1:]:  # not the program (nor a redirection's `<`)
             if any(word is pattern for pattern in patterns):
@@ -139,9 +140,33 @@ def outside_words(command: str, working_dir: Path,
                 continue  # local x=$(…): what a part already judged printed
             if made and _venv_python(word, dirs, real_dir):
                 continue  # the interpreter the project runs anyway
+            if word is interpreter:  # uv pip list -p ./x runs ./x; -p .venv/bin/python runs
+                value = word.value.partition("=")[2] if word.value[:2] == "--" else (
+                    word.value[2:].removeprefix("=") if word.value[:2] == "-p" else word.value)
+                if _venv_python(replace(word, value="PYTHON=" + value), dirs, real_dir):
+                    continue
+                if "/" in value or word.expands:
+                    yield word.value, (f"{value} is the program uv runs as its interpreter, not "
+                                       "the project venv's")
+                    continue
             found = _outside_word(word, dirs, working_dir, real_dir, cache, command, looks)
             if found is not None:
                 yield word.value, found
+
+
+def uv_interpreter(args: list[Word]) -> Word | None:
+    """The word of ``uv … -p P`` / ``--python P`` / ``--python=P`` that holds ``P``, or ``None``.
+
+    uv runs ``P`` when it is a path (``3.12``, ``pypy@3.10`` are versions it looks up).
+    """
+    for i, word in enumerate(args[1:], 1):
+        if word.value == "--":
+            return None
+        if word.value.startswith("--python=") or word.value[:2] == "-p" and word.value[2:]:
+            return word  # -p./x, -p=./x: clap's glued value
+        if word.value in ("-p", "--python"):
+            return args[i + 1] if i + 1 < len(args) else None
+    return None
 
 
 def _venv_python(word: Word, dirs: tuple[Dir, ...], real_dir: Path) -> bool:
