@@ -16,7 +16,8 @@ import re
 from pathlib import Path
 
 from goosectx.private_mode import make_private
-from goosectx.redaction import redact_known, redact_urls
+from goosectx.redaction import redact_urls
+from goosectx.redaction_fragments import redact_known_pieces as redact_known
 
 LOGGER_NAME = "goosectx"
 

@@ -341,11 +341,16 @@ def redact_known(text: str) -> str:
 
     This is what text from a provider (its error bodies) and the debug log pass through.
     """
+    return known_redactor()(text)
+
+
+def known_redactor() -> Redactor:
+    """The :class:`Redactor` :func:`redact_known` uses now (made again when the values change)."""
     global _cached
     values = tuple(sorted(set(secret_values()) | _known))
     if _cached is None or _cached[0] != values:
         _cached = (values, Redactor(values))
-    return _cached[1](text)
+    return _cached[1]
 
 
 _URL = re.compile(r"\b[a-z][a-z0-9+.-]*://[^\s\"'<>`]+", re.IGNORECASE)

@@ -13,6 +13,9 @@ Such a run holds one of the secret's 7-character blocks at a multiple of 7 (13 =
 one ``str.find`` per block over the text (in C), each hit widened both ways while it matches
 the secret and kept when 13+ long; a listed secret inside another (a key's core) adds none.
 A 1 MB reply and a 164-character key: 24 scans, a few ms (bench/redaction_keys.py).
+
+The same runs are redacted in a tool's output (:class:`WithPieces` around the tool context's
+redactor), a provider's error text and the ``--debug`` log (:func:`redact_known_pieces`).
 See docs/architecture.md §2 (redaction).
 """
 
@@ -21,7 +24,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable
 
-from goosectx.redaction import REDACTED
+from goosectx.redaction import REDACTED, known_redactor
 from goosectx.redaction_unescape import Unescaped, may_hold_escape
 
 FRAGMENT_MIN_CHARS = 13
@@ -119,3 +122,49 @@ def fragments_of(redact: Callable[[str], str] | None) -> Fragments | None:
     if _last is None or _last[0] != key:
         _last = (key, Fragments(key))
     return _last[1]
+
+
+class WithPieces:
+    """``redact`` followed by the redaction of each run of 13+ of its secrets' characters.
+
+    Attributes:
+        inner: ``redact`` itself.
+    """
+
+    def __init__(self, redact: Callable[[str], str]) -> None:
+        self.inner = redact
+        self._made: tuple[tuple[str, ...], Fragments] | None = None
+
+    @property
+    def secrets(self) -> list[str]:
+        """The values ``inner`` redacts (when it lists them)."""
+        return list(getattr(self.inner, "secrets", ()))
+
+    def __call__(self, text: str) -> str:
+        """``text`` redacted by ``inner``, then of each run of a secret's characters."""
+        text = self.inner(text)
+        key = tuple(self.secrets)
+        if self._made is None or self._made[0] != key:
+            self._made = (key, Fragments(key))
+        return self._made[1](text)
+
+
+def with_pieces(redact: Callable[[str], str]) -> WithPieces:
+    """``redact`` as a :class:`WithPieces` (itself when it is one)."""
+    return redact if isinstance(redact, WithPieces) else WithPieces(redact)
+
+
+_known: tuple[object, Fragments] | None = None
+
+
+def redact_known_pieces(text: str) -> str:
+    """``text`` redacted as :func:`goosectx.redaction.redact_known` does, and more.
+
+    Each run of 13+ of a known secret's characters too: for a provider's error text and the
+    debug log.
+    """
+    global _known
+    redactor = known_redactor()
+    if _known is None or _known[0] is not redactor:
+        _known = (redactor, Fragments(redactor.secrets))
+    return _known[1](redactor(text))

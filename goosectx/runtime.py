@@ -62,8 +62,11 @@ def build_agent(
         from goosectx.extensions.source import ExtensionToolSource
 
         source = ExtensionToolSource(extensions, settings.extensions.tool_budget_ratio)
-        tool_context.redact = _with_extension_secrets(tool_context.redact, extensions,
-                                                      settings)
+        from goosectx.redaction_fragments import WithPieces, with_pieces
+
+        base = tool_context.redact  # (a key's 13+ characters: redacted after both)
+        inner = base.inner if isinstance(base, WithPieces) else base
+        tool_context.redact = with_pieces(_with_extension_secrets(inner, extensions, settings))
     return Agent(
         session, settings, provider=provider, tools=default_registry(), approve=approve,
         mode=mode, context=context, tool_context=tool_context, interactive=interactive,

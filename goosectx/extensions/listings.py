@@ -11,11 +11,16 @@ request the session sends and, in the reply to it, checks each entry alone with 
 per-version check, drops the rejected ones and names each with why (README: such an entry is
 listed as skipped). The session then reads the page as its own: a tool's output schema is kept
 for checking the structured results of its calls, and ``nextCursor`` pages are fetched as usual.
+
+Every string the server sends (a reply's result, a notification's parameters: instructions, a
+tool's name, description and schemas, prompt and resource listings, a prompt's text, a resource's
+contents) first passes through ``redact``: an extension's own secrets (its ``envs``, ``env_keys``
+and ``headers`` values) reach neither the model nor the terminal (README: Security).
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from types import TracebackType
 from typing import Any, Self
@@ -24,7 +29,7 @@ from mcp.client import Transport
 from mcp.client._transport import ReadStream, TransportStreams, WriteStream
 from mcp.shared.message import SessionMessage
 from mcp.types import ListPromptsResult, ListResourcesResult, ListToolsResult
-from mcp_types import JSONRPCError, JSONRPCRequest, JSONRPCResponse
+from mcp_types import JSONRPCError, JSONRPCNotification, JSONRPCRequest, JSONRPCResponse
 from mcp_types import methods as sdk_methods
 from pydantic import BaseModel, ValidationError
 
@@ -48,7 +53,8 @@ class ListingCheck:
             entry dropped since :meth:`clear`, in the server's order.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, redact: Callable[[str], str] = str) -> None:
+        self._redact = redact
         self.rejected: dict[str, list[str]] = {kind: [] for _key, kind, _m in _LISTS.values()}
         self._asked: dict[str | int, str] = {}
         self._version = _FALLBACK_VERSION
@@ -78,6 +84,7 @@ class ListingCheck:
         """``item``, or when it answers a listing request, the same with its valid entries."""
         if not isinstance(item, SessionMessage):
             return item
+        item = self._redacted(item)
         message = item.message
         if isinstance(message, JSONRPCError) and message.id is not None:
             self._asked.pop(message.id, None)
@@ -95,6 +102,22 @@ class ListingCheck:
         return SessionMessage(JSONRPCResponse(jsonrpc="2.0", id=message.id, result=result),
                               metadata=item.metadata)
 
+    def _redacted(self, item: SessionMessage) -> SessionMessage:
+        """``item`` with every string of its result or parameters redacted (itself if none)."""
+        message = item.message
+        if isinstance(message, JSONRPCResponse):
+            result = _redacted_value(message.result, self._redact)
+            if result is not message.result:
+                return SessionMessage(JSONRPCResponse(jsonrpc="2.0", id=message.id,
+                                                      result=result), metadata=item.metadata)
+        elif isinstance(message, (JSONRPCNotification, JSONRPCRequest)) \
+                and message.params is not None:
+            params = _redacted_value(message.params, self._redact)
+            if params is not message.params:
+                return SessionMessage(message.model_copy(update={"params": params}),
+                                      metadata=item.metadata)
+        return item
+
     def _checked(self, method: str, result: dict[str, Any]) -> dict[str, Any]:
         key, kind, model = _LISTS[method]
         items = result.get(key)
@@ -108,6 +131,22 @@ class ListingCheck:
             else:
                 self.rejected[kind].append(f"{_entry_name(kind, item, number)}: {why}")
         return result if len(kept) == len(items) else {**result, key: kept}
+
+
+def _redacted_value(value: Any, redact: Callable[[str], str]) -> Any:
+    """``value`` (JSON) with its strings, keys included, redacted; itself when none changed."""
+    if isinstance(value, str):
+        return redact(value)
+    if isinstance(value, list):
+        items = [_redacted_value(v, redact) for v in value]
+        return value if all(a is b for a, b in zip(items, value, strict=True)) else items
+    if isinstance(value, dict):
+        pairs = [(redact(k) if isinstance(k, str) else k, _redacted_value(v, redact))
+                 for k, v in value.items()]
+        same = all(k is k2 and v is v2 for (k, v), (k2, v2) in zip(value.items(), pairs,
+                                                                  strict=True))
+        return value if same else dict(pairs)
+    return value
 
 
 def _entry_name(kind: str, item: object, number: int) -> str:

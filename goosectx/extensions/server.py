@@ -49,7 +49,7 @@ from goosectx.extensions.process import (
     stdio_transport,
 )
 from goosectx.extensions.results import convert_call_result, convert_prompt, resource_contents
-from goosectx.redaction import redact
+from goosectx.redaction import Redactor, redact
 
 log = logging.getLogger("goosectx.extensions")
 
@@ -100,7 +100,7 @@ class ServerConnection:
         self._taken_names = taken_names
         self._stderr = StderrTail() if config.type == "stdio" else None
         self._noise = StdoutNoise()
-        self._listing = ListingCheck()
+        self._listing = ListingCheck(Redactor(secret_values([config])))
         self._client: Client | None = None
         self._stop: asyncio.Event | None = None
         self._gone: asyncio.Event | None = None

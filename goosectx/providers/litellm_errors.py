@@ -20,7 +20,8 @@ from goosectx.errors import (
     clause,
 )
 from goosectx.providers.litellm_stream import load_litellm
-from goosectx.redaction import redact_known, redact_urls
+from goosectx.redaction import redact_urls
+from goosectx.redaction_fragments import redact_known_pieces as redact_known
 
 log = logging.getLogger("goosectx.provider")
 

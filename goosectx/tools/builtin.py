@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from goosectx.config import Settings
 from goosectx.private_mode import make_private_dir
+from goosectx.redaction_fragments import with_pieces
 from goosectx.tools.base import ToolContext, ToolRegistry
 from goosectx.tools.shell import ShellTool
 from goosectx.tools.text_editor import TextEditorTool
@@ -144,5 +145,5 @@ def make_tool_context(
         max_output_chars=settings.tool_output_max_chars or DEFAULT_OUTPUT_MAX_CHARS,
         overflow_dir=overflow_dir,
         env=tool_env(settings),
-        redact=make_redactor(settings),
+        redact=with_pieces(make_redactor(settings)),  # a key's 13+ characters too
     )
