@@ -33,13 +33,13 @@ from collections.abc import Mapping
 from typing import Any
 
 from goosectx.shell_builtins import SHELLS, builtin_lines
-from goosectx.shell_command import KEYWORDS
 from goosectx.shell_databases import DATABASES
 from goosectx.shell_languages import COMMAND_LANGUAGES
 from goosectx.shell_lexer import Part, lex
 from goosectx.shell_multicall import MULTICALL
 from goosectx.shell_options import COMMAND_OPTIONS, PROGRAM_OPTIONS
 from goosectx.shell_pagers import PAGERS
+from goosectx.shell_program import KEYWORDS
 from goosectx.shell_runners import (
     CONTAINERS,
     INTERPRETER,

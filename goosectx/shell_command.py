@@ -47,8 +47,9 @@ from goosectx.shell_builtins import (
 from goosectx.shell_deferred import run_time_words
 from goosectx.shell_git import variable_lines
 from goosectx.shell_languages import language_commands, sets_startup_command
-from goosectx.shell_lexer import RESERVED_WORDS, Part, Word, lex, unexpanded
+from goosectx.shell_lexer import Part, Word, lex, unexpanded
 from goosectx.shell_multicall import applet_words
+from goosectx.shell_program import ASSIGNMENT, MAX_STEPS, after_keywords, program_argv
 from goosectx.shell_reparse import hidden_code
 from goosectx.shell_runners import (
     COMPUTED,
@@ -81,14 +82,8 @@ def shell_parts(command: str) -> list[str]:
 
 
 # -- the forms of one simple command -------------------------------------------------------
-_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\+?=")  # A=x, A+=x
 _SUBSCRIPT_RUNS = re.compile(r"\[[^\]]*(?:\$\(|`)")  # 'a[$(rm x)]': run by [[ -eq ]], $((x))
 _MAX_DEPTH = 8
-_MAX_STEPS = 64
-
-KEYWORDS = RESERVED_WORDS
-"""Reserved words bash reads before a command (``then rm x``): syntax, not a program."""
-
 
 @dataclass(frozen=True, slots=True)
 class CommandForms:
@@ -164,7 +159,7 @@ def _shown(value: str) -> str:
 
 def command_forms(part: Part, line: str = "", dirs: LineDirs | None = None) -> CommandForms:
     """The forms of one simple command of ``lex(line)`` (``dirs``: where each part runs)."""
-    words = _after_keywords(part.words, part.piped)
+    words = after_keywords(part.words, part.piped)
     r = _Reading([" ".join(w.raw for w in words)], fed=part.fed, dirs=dirs,
                  where=dirs.at(part.text) if dirs else None)
     r.reasons += [part.unreadable] if part.unreadable else []
@@ -193,54 +188,6 @@ def _starts(starter: str, words: list[Word], r: _Reading) -> None:
         r.started.append((starter, _allow_form(words)))
 
 
-_COMPOUND = frozenset({"{", "if", "while", "until", "for", "case", "select", "[[", "!"})
-
-
-def _after_keywords(words: list[Word], piped: bool = False) -> list[Word]:
-    """``words`` without the reserved words before the command (``then rm x`` → ``rm x``).
-
-    ``coproc NAME { …; }`` loses its NAME too: a word before a compound command names the
-    coprocess, it is not the program (``coproc ls { rm x; }`` runs ``rm``); and ``time [-p]``
-    before a reserved word is bash's keyword (``time { rm x; }`` runs ``rm``) where a pipeline
-    starts (``piped``: after ``|`` it is the program ``time``).
-    """
-    while words:
-        if words[0].raw == "time" and not piped:  # the keyword: time [-p] { …; } runs it
-            k = 1
-            while k < len(words) and words[k].raw in ("-p", "--"):
-                k += 1
-            if k == len(words) or words[k].raw not in KEYWORDS | _COMPOUND:
-                return words  # time CMD: the wrapper, read as one
-            words = words[k:]
-        elif words[0].raw in KEYWORDS:
-            named = words[0].raw == "coproc" and len(words) > 2 and words[2].raw in _COMPOUND
-            words = words[2 if named else 1:]
-        else:
-            return words
-    return words
-
-
-def program_argv(argv: list[str]) -> list[str]:
-    """One simple command's words from the program its wrappers run on, as the rules read it.
-
-    Without the reserved words before it (``do``), ``NAME=value`` assignments and the wrappers
-    with their options (``env -u H X=1``, ``time``, ``xargs -n 1``, ``timeout 10`` …; a
-    ``--long`` option read as a flag). ``[]`` when nothing is left.
-    """
-    first = argv[0] if argv else ""
-    if first not in KEYWORDS and first.rsplit("/", 1)[-1] not in WRAPPERS and "=" not in first:
-        return argv  # the program itself (most commands)
-    words = _after_keywords([Word(a, a) for a in argv])
-    for _ in range(_MAX_STEPS):
-        if words and _ASSIGNMENT.match(words[0].value):
-            words = words[1:]
-        elif words and (name := words[0].value.rsplit("/", 1)[-1]) in WRAPPERS:
-            words = unwrap(name, words[1:])[0]
-        else:
-            break
-    return [w.value for w in words]
-
-
 def _add_line(line: str, r: _Reading, depth: int, written: bool = True,
               starter: str | None = None) -> None:
     """The forms of every part of an inner command line (``bash -c STRING``).
@@ -256,7 +203,7 @@ def _add_line(line: str, r: _Reading, depth: int, written: bool = True,
     outer = r.where
     for part in lex(line):
         r.where = r.dirs.at(part.text, outer) if r.dirs else outer  # bash -c 'cd .git && …'
-        words = _after_keywords(part.words, part.piped)
+        words = after_keywords(part.words, part.piped)
         r.forms.append(" ".join(w.raw for w in words))
         if starter is not None:
             _starts(starter, words, r)
@@ -295,7 +242,7 @@ def _normalise(words: list[Word], r: _Reading, depth: int,  # noqa: C901, PLR091
     assigned = [w.value for w in takewhile(lambda w: ASSIGNMENT_WORD.match(w.raw), words)
                 ] if leading else []  # GIT_CONFIG_KEY_0=… GIT_CONFIG_VALUE_0=… git
     while words:
-        if len(r.steps) >= _MAX_STEPS:
+        if len(r.steps) >= MAX_STEPS:
             reasons.append("it has too many wrappers and commands to read")
             return
         r.forms.append(" ".join(w.value for w in words))
@@ -314,7 +261,7 @@ def _normalise(words: list[Word], r: _Reading, depth: int,  # noqa: C901, PLR091
         leading = False  # bash reads assignments only before the program
         if computed:
             reasons.append("its program is named at run time or by a glob or brace expansion")
-        if _ASSIGNMENT.match(program):
+        if ASSIGNMENT.match(program):
             words = words[1:]
             continue
         name = named or (program.rsplit("/", 1)[-1] if "/" in program else program)

@@ -12,7 +12,7 @@ from rules_support import shell_verdict
 
 from goosectx.approval import ApprovalContext, decide
 from goosectx.permissions import PermissionRules
-from goosectx.shell_command import program_argv
+from goosectx.shell_program import program_argv
 
 
 @pytest.fixture

@@ -135,7 +135,7 @@ def _copy(tmp_path: Path) -> Path:
 def test_the_build_digest_covers_every_module_a_scan_imports() -> None:
     loaded, missed, digest = _scan(_ROOT)
     assert missed == []  # a module the scan imports whose change would not change the digest
-    assert {"goosectx.compaction.facts_scan", "goosectx.shell_command"} <= set(loaded)
+    assert {"goosectx.compaction.facts_scan", "goosectx.shell_program"} <= set(loaded)
     assert digest
 
 

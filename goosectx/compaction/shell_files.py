@@ -135,7 +135,7 @@ def _simple_command_changes(tokens: list[str], loops: Loops, places: Places) -> 
             i += 2
             continue
         if tok and set(tok) <= set(";&|<>"):
-            from goosectx.shell_command import program_argv  # at need (module docstring)
+            from goosectx.shell_program import program_argv  # at need (module docstring)
 
             closed = _subshells(command, places)
             if not _loop_words(command, loops):
@@ -199,7 +199,7 @@ def _loop_words(command: list[str], loops: Loops) -> bool:
 
     True when it is a ``for``/``select`` header (``for f in a b``: no program to read).
     """
-    from goosectx.shell_command import KEYWORDS
+    from goosectx.shell_program import KEYWORDS
 
     for k, word in enumerate(command):
         if word == "done" and loops:
