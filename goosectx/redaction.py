@@ -337,9 +337,7 @@ def redact_known(text: str) -> str:
     """``text`` with every secret the process knows redacted.
 
     Those are the values of secret-looking environment variables now, and those given to
-    :func:`remember_secret`.
-
-    This is what text from a provider (its error bodies) and the debug log pass through.
+    :func:`remember_secret` (a provider's error bodies and the debug log pass through it).
     """
     return known_redactor()(text)
 

@@ -60,9 +60,9 @@ from goosectx.shell_runners import (
     inline_code,
     option_lines,
     runner_starts,
-    ssh_lines,
 )
 from goosectx.shell_sed import computed_script
+from goosectx.shell_transfers import ssh_lines
 from goosectx.shell_unwrap import WRAPPERS, inner_line, unwrap, watch_joins
 from goosectx.shell_words import ASSIGNMENT_WORD, literal_name
 from goosectx.shell_wrappers import make_text, started_commands

@@ -40,7 +40,7 @@ from goosectx.shell_packages import apt_options
 from goosectx.shell_pagers import man_lines, pager_keys
 from goosectx.shell_scripts import runs_in_language
 from goosectx.shell_sed import sed_runs, sed_script
-from goosectx.shell_transfers import ssh_option_command, transfer_commands, transfer_lines
+from goosectx.shell_transfers import transfer_commands, transfer_lines
 from goosectx.shell_wrappers import env_split_strings
 
 CONTAINERS = frozenset({"docker", "podman", "nerdctl", "kubectl"})
@@ -85,8 +85,6 @@ other words (a user, a group, a log file) are not the command."""
 MAX_STARTS = 32
 """Most words of one runner tried as the start of its command; beyond it the command is one
 the rules cannot read."""
-_SSH_VALUED = "BbcDEeFIiJLlmOoPpQRSWw"
-"""ssh's options that take a value (``-p 22``, ``-i key``)."""
 
 INTERPRETER = re.compile(r"(python|pypy|node|nodejs|bun|perl|ruby|php|lua|luajit|Rscript"
                           r"|osascript|pwsh|powershell|julia|elixir|erl|guile|racket|sbcl|clisp"
@@ -141,38 +139,6 @@ def runner_starts(name: str, args: list[str], computed: list[bool]) -> list[int]
         if len(starts) > MAX_STARTS:
             return None
     return starts
-
-
-def ssh_lines(args: list[str]) -> list[str]:
-    """The command lines ``ssh [OPTIONS] HOST [OPTIONS] CMD…`` runs.
-
-    The remote one, and the local ones its options name (``-o ProxyCommand=…``,
-    ``LocalCommand``, ``KnownHostsCommand``).
-    """
-    lines: list[str] = []
-    i = _ssh_options(args, 0, lines)
-    rest = args[i + 1:]  # after the host: OpenSSH reads options there too
-    rest = rest[_ssh_options(rest, 0, lines):]
-    return [*lines, " ".join(rest)] if rest else lines
-
-
-def _ssh_options(args: list[str], i: int, lines: list[str]) -> int:
-    """Where ssh's options starting at ``i`` end (``-vp 22``: the value after a cluster).
-
-    The commands of ``-o`` values go to ``lines``.
-    """
-    while i < len(args):
-        word = args[i]
-        if word == "--":
-            return i + 1
-        if not word.startswith("-") or word == "-":
-            return i
-        short = short_value(args, i, _SSH_VALUED)
-        if short.letter == "o" and short.value is not None and (
-                command := ssh_option_command(short.value)) is not None:
-            lines.append(command)
-        i = short.next
-    return i
 
 
 _LINE_OPTIONS = {
