@@ -117,7 +117,7 @@ def _covers(target: str, failing: str) -> bool:
             or failing.endswith("/" + target) or ("/" + target + "::") in failing)
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False, repr=False)  # compared, printed nowhere (a test)
 class _Failure:
     entry: list[str]
     run: TestRun | None
