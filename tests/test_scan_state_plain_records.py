@@ -1,22 +1,26 @@
-"""The facts scan's internal records are compared and printed nowhere (so they are plain).
+"""The compaction's internal records are compared and printed nowhere (so they are plain).
 
 ``gather_state.Resumed`` (a resumed scan's variables), ``scan_state.Checkpoint`` (the kept
-state) and ``fixed_errors._Failure`` (a failing test run's entry) are dataclasses without a
-generated ``__eq__`` or ``__repr__``: each generated method costs every ``compact --dry-run``
-its compile at import. This proves the scan that uses them — a dry run that keeps the state,
-a grown session that resumes it with failing test runs, the same outcome as a fresh scan —
-never compares or prints one.
+state), ``fixed_errors._Failure`` (a failing test run's entry), ``carry.Facts`` (what the
+summary is made from), ``file_record.FileRecord`` (one file's changes) and ``tail.Split`` (the
+working set) are dataclasses without a generated ``__eq__`` or ``__repr__``: each generated
+method costs every ``compact --dry-run`` its compile at import. This proves the compaction that
+uses them — a dry run that keeps the state, a grown session that resumes it with failing test
+runs and file writes, the same outcome as a fresh scan, then the real compaction — never
+compares or prints one.
 """
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
 import pytest
+from cli_support import cli
 from test_scan_state import _dry_run, _dry_run_in, _write, long_session, scanned
 
-from goosectx.compaction import fixed_errors, gather_state, scan_state
+from goosectx.compaction import carry, file_record, fixed_errors, gather_state, scan_state, tail
 from goosectx.conversation import Message, TextContent
 from goosectx.store import SessionStore
 
@@ -30,7 +34,8 @@ def _refused(*_args: object) -> object:
 def test_a_resumed_scan_never_compares_or_prints_its_records(
         long_session: Path, scanned: list[int], capsys: pytest.CaptureFixture[str],
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    records = (gather_state.Resumed, scan_state.Checkpoint, fixed_errors._Failure)
+    records = (gather_state.Resumed, scan_state.Checkpoint, fixed_errors._Failure, carry.Facts,
+               file_record.FileRecord, tail.Split)
     for record in records:
         assert record.__eq__ is object.__eq__ and record.__repr__ is object.__repr__
         monkeypatch.setattr(record, "__eq__", _refused)
@@ -49,3 +54,5 @@ def test_a_resumed_scan_never_compares_or_prints_its_records(
     grown = _dry_run(capsys)  # resumes the kept state
     assert 0 < sum(scanned) and grown != first
     assert grown == _dry_run_in(fresh, capsys)
+    out, _ = cli(capsys, "compact", "long", "--strategy", "extractive", "--json")
+    assert json.loads(out)["tokens_after"] < json.loads(out)["tokens_before"]  # it compacted

@@ -104,7 +104,7 @@ _WORK = "current work: "
 """Starts the ``earlier`` note of a summary's current work: only the newest one is kept."""
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False, repr=False)  # compared, printed nowhere (a test)
 class Facts:
     """Everything the summary is made from, gathered in one pass."""
 
