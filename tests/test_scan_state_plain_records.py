@@ -4,7 +4,9 @@
 state), ``fixed_errors._Failure`` (a failing test run's entry), ``carry.Facts`` (what the
 summary is made from), ``file_record.FileRecord`` (one file's changes) and ``tail.Split`` (the
 working set) are dataclasses without a generated ``__eq__`` or ``__repr__``: each generated
-method costs every ``compact --dry-run`` its compile at import. This proves the compaction that
+method costs every ``compact --dry-run`` its compile at import; the frozen values a plan is made
+of (``CompactionPlan``, ``Budget``, ``SummaryRequest``, ``flatten.Line``, ``FileAction``,
+``TestRun``) keep their ``__eq__`` and hash but have no generated ``__repr__``. This proves the compaction that
 uses them — a dry run that keeps the state, a grown session that resumes it with failing test
 runs and file writes, the same outcome as a fresh scan, then the real compaction — never
 compares or prints one.
@@ -20,7 +22,19 @@ import pytest
 from cli_support import cli
 from test_scan_state import _dry_run, _dry_run_in, _write, long_session, scanned
 
-from goosectx.compaction import carry, file_record, fixed_errors, gather_state, scan_state, tail
+from goosectx.compaction import (
+    actions,
+    budget,
+    carry,
+    file_record,
+    fixed_errors,
+    flatten,
+    gather_state,
+    plan,
+    request,
+    scan_state,
+    tail,
+)
 from goosectx.conversation import Message, TextContent
 from goosectx.store import SessionStore
 
@@ -40,6 +54,10 @@ def test_a_resumed_scan_never_compares_or_prints_its_records(
         assert record.__eq__ is object.__eq__ and record.__repr__ is object.__repr__
         monkeypatch.setattr(record, "__eq__", _refused)
         monkeypatch.setattr(record, "__repr__", _refused)
+    for value in (plan.CompactionPlan, budget.Budget, request.SummaryRequest, flatten.Line,
+                  actions.FileAction, fixed_errors.TestRun):  # compared, never printed
+        assert value.__repr__ is object.__repr__
+        monkeypatch.setattr(value, "__repr__", _refused)
     first = _dry_run(capsys)  # keeps the state (failing test runs in it)
     store = SessionStore(long_session)
     sid = store.resolve("long")
