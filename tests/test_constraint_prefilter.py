@@ -62,3 +62,22 @@ def test_a_rule_change_is_found_in_any_letter_case(text: str) -> None:
         _is_constraint(line.strip()) or changes and CHANGE.search(line.strip()))
         and not _NOT_PROSE.match(line.strip()))
     assert request_lines(text, _is_constraint) == expected
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(_PIECES + ["KEEP IT", " under", "Please Target", "and no eval",
+                                           "(no", "No, I", "TARGET C++ 17", "dON'T"])
+                | st.text(max_size=6), max_size=8).map("".join))
+@example("You MUST use Python")
+@example("TARGET Python 3.8")
+@example("and NO globals")
+@example("No, I meant the other one")
+@example("MUſT be fast")
+def test_the_constraint_test_lists_the_lines_the_search_matches(text: str) -> None:
+    """The lines listed as constraints are those the case-insensitive ``CONSTRAINT`` search
+    matches: an ASCII line is tested lower-cased, by its word branch first (a dry run then
+    compiles only that branch), the others by the search itself."""
+    from goosectx.compaction.carry import is_constraint
+
+    for line in [text, *text.splitlines()]:
+        assert is_constraint(line) == (CONSTRAINT.search(line) is not None), line

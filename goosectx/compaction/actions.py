@@ -34,7 +34,7 @@ WRITE_VERBS = frozenset({"created", "written", "edited", "deleted"})
 """Verbs that change a file (the summary must keep every path that has one)."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False)  # printed nowhere (a test)
 class FileAction:
     """One thing done to one file.
 

@@ -26,7 +26,7 @@ DEFAULT_KEEP_USER_TOKENS = 8_000
 """``keep_user_tokens`` default: min(this, 0.1 × limit)."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False)  # printed nowhere (a test)
 class Budget:
     """The budget of the request after a compaction (all figures calibrated tokens).
 

@@ -29,9 +29,11 @@ MODEL_PENDING = "\0model:"
 kept by an extractive summary, never merged as a fact (:mod:`.facts`)."""
 NOTE_SEPARATOR = " · "
 """Joins the ``earlier`` notes in an extractive summary's problem-solving note."""
+_CONSTRAINT_WORD_BRANCH = (
+    r"\b(?:must|never|don't|do not|always|only|avoid|stick to|without)\b")
 CONSTRAINT = LazyPattern(
-    r"\b(?:must|never|don't|do not|always|only|avoid|stick to|without)\b"
-    r"|\bplease (?:target|use|keep|stay|stick|avoid|prefer|make sure)\b"
+    _CONSTRAINT_WORD_BRANCH
+    + r"|\bplease (?:target|use|keep|stay|stick|avoid|prefer|make sure)\b"
     r"|\btarget(?:ing)? [A-Za-z.+#-]+ ?v?\d"  # "target Python 3.8"
     r"|\bkeep (?:\w+ ){0,3}(?:at|under|below|within|to|in|as|short|small|simple|stable"
     r"|unchanged|intact|compatible|backwards?)\b"  # "keep lines at 79", not "keep going"
@@ -71,11 +73,38 @@ def may_name_constraint(text: str) -> bool:
     return False
 
 
+_CONSTRAINT_WORDS = LazyPattern(_CONSTRAINT_WORD_BRANCH)
+"""The first branch of :data:`CONSTRAINT`, for lower-cased ASCII text: where it matches, so
+does :data:`CONSTRAINT` (most constraint lines say one of these words), and it compiles in a
+fraction of the whole pattern's time, which is then never compiled."""
+_CONSTRAINT_LOWER = LazyPattern(CONSTRAINT.pattern.lower())
+""":data:`CONSTRAINT` for lower-cased ASCII text: it matches where :data:`CONSTRAINT` matches the
+text before lower-casing (its pattern holds no escape a lower-casing changes, and ignoring case
+matches an ASCII letter as its lower case); it compiles and searches faster than the
+case-insensitive one."""
+
+
+def is_constraint(line: str) -> bool:
+    """True where :data:`CONSTRAINT` matches ``line`` (a line that states a requirement).
+
+    Each pattern is compiled at its first use: a history of ASCII requests whose constraint
+    lines say "must", "only", … compiles only :data:`_CONSTRAINT_WORDS` (~0.5 ms less in a
+    dry run than compiling :data:`CONSTRAINT`).
+    """
+    if not may_name_constraint(line):
+        return False
+    if line.isascii():
+        low = line.lower()
+        return (_CONSTRAINT_WORDS.search(low) is not None
+                or _CONSTRAINT_LOWER.search(low) is not None)
+    return CONSTRAINT.search(line) is not None
+
+
 _WORK = "current work: "
 """Starts the ``earlier`` note of a summary's current work: only the newest one is kept."""
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False, repr=False)  # compared, printed nowhere (a test)
 class Facts:
     """Everything the summary is made from, gathered in one pass."""
 
@@ -117,7 +146,7 @@ def resent_request(text: str, facts: Facts) -> None:
             facts.requests.append(text)
         elif is_shortened(facts.requests[at]):
             facts.requests[at] = text
-    for line in request_lines(text, CONSTRAINT.search):  # prose only, a rule's change too
+    for line in request_lines(text, is_constraint):  # prose only, a rule's change too
         if len(line) > 300:
             line = word_head(line, 299) + "…"
         if line not in facts.constraints:
@@ -284,7 +313,7 @@ def carry_forward(text: str, facts: Facts) -> None:
     for line in sections.get("user messages", []):
         if line.startswith("- ") and not _OMITTED.match(line[2:]):
             facts.requests.append(line[2:])
-            if CONSTRAINT.search(line) and line[2:].strip() not in facts.constraints:
+            if is_constraint(line) and line[2:].strip() not in facts.constraints:
                 facts.constraints.append(line[2:].strip())
     for line in [*sections.get("errors and fixes", []), *sections.get("errors", [])]:
         if line.startswith("- "):

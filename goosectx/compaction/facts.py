@@ -24,13 +24,13 @@ from collections.abc import Collection, Sequence
 
 from goosectx.compaction.actions import actions_from_tool_call, inline_code, normalize_tool_name
 from goosectx.compaction.carry import (
-    CONSTRAINT,
     FACTS_MARK,
     LATER_PASSED,
     MODEL_PENDING,
     Facts,
     carried_lines,
     carried_text,
+    is_constraint,
     may_name_constraint,
     names_error,
     shows_text,
@@ -167,8 +167,8 @@ def kept_constraint_entries(found: Sequence[tuple[int, tuple[str, ...]]], end: i
 
 
 def _is_constraint(line: str) -> bool:
-    """True for a line that states a requirement (:data:`CONSTRAINT`)."""
-    return may_name_constraint(line) and CONSTRAINT.search(line) is not None
+    """True for a line that states a requirement (:func:`.carry.is_constraint`)."""
+    return is_constraint(line)
 
 
 def _extension_call(r: ToolRequest) -> bool:

@@ -26,7 +26,7 @@ _FAILED_RUNS = LazyPattern(r"\b(?:maybe )?(created|written|edited|deleted) by "
 command ran, but it may have failed before or at the write: ``false && echo x > f``)."""
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False, repr=False)  # compared, printed nowhere (a test)
 class FileRecord:
     """What was done to one file: verbs with their counts, failed attempts, the code written.
 

@@ -42,7 +42,7 @@ _MAY_TEST = LazyPattern(r"test|check|tox|jest|mocha")
 """Every command :func:`test_run` finds a runner in holds one of these."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False)  # printed nowhere (a test)
 class TestRun:
     """One test runner's run, read from its command line.
 
@@ -117,7 +117,7 @@ def _covers(target: str, failing: str) -> bool:
             or failing.endswith("/" + target) or ("/" + target + "::") in failing)
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False, repr=False)  # compared, printed nowhere (a test)
 class _Failure:
     entry: list[str]
     run: TestRun | None

@@ -29,7 +29,7 @@ from goosectx.conversation import (
 from goosectx.tokens import TokenCounter
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False)  # printed nowhere (a test)
 class Line:
     """One flattened line of the summary input.
 

@@ -37,7 +37,7 @@ class CannotResume(Exception):
     """The state cannot give the scan's exact outcome: scan from the first message."""
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False, repr=False)  # compared, printed nowhere (a test)
 class Resumed:
     """A scan's state as :func:`restore` makes it (the loop's variables of ``gather_facts``)."""
 

@@ -33,7 +33,7 @@ _JOIN_SLACK_TOKENS = 32
 """Tokens the summary's parts may gain where they are joined (line breaks, headings)."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False)  # printed nowhere (a test)
 class CompactionPlan:
     """What a compaction would do (``goosectx compact --dry-run``); no model is called.
 

@@ -61,7 +61,7 @@ DEFAULT_RESULT_CHARS = 2_000
 """Tool results longer than this are cut to head and tail lines (``summary_result_chars``)."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False)  # printed nowhere (a test)
 class SummaryRequest:
     """One candidate summary request.
 

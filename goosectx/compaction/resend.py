@@ -8,10 +8,12 @@ one-line stub) cut in the middle with a marker when it does not fit whole. Pure 
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Sequence
+from datetime import UTC, datetime
 
 from goosectx.compaction.elision import elide_text
-from goosectx.conversation import Message, MessageMetadata, TextContent
+from goosectx.conversation import Message, MessageMetadata, TextContent, build_message
 
 MIN_CUT_USER_TOKENS = 32
 """A re-sent user message is cut (with a marker) only when this much room is left for it."""
@@ -29,8 +31,12 @@ def stubbed_copy(message: Message) -> Message:
         parts.append(TextContent(stub()) if callable(stub) else p)
     same = all(p is q for p, q in zip(parts, message.content, strict=True))
     content = message.content if same else tuple(parts)
-    return Message(message.role, content, MessageMetadata.agent_only()).with_metadata(
-        extra={"copy_of": message.id})
+    # One message built through its slots, its id (``msg_`` + 32 hex digits, as
+    # :func:`~goosectx.conversation.new_message_id` makes) from 16 random bytes: a split makes a
+    # copy of every earlier request it may re-send (~100 at 1k messages), a dry run keeps none.
+    return build_message(message.role, content, MessageMetadata(
+        user_visible=False, agent_visible=True, extra={"copy_of": message.id}),
+        "msg_" + os.urandom(16).hex(), datetime.now(UTC))
 
 
 def resend(earlier: Sequence[Message], measure: Callable[[Message], int],

@@ -47,7 +47,7 @@ class ScanCache(Protocol):
         """Keep ``data``, the state before the message ``boundary_id`` (failures are ignored)."""
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False, repr=False)  # compared, printed nowhere (a test)
 class Checkpoint:
     """The scan of a view's first ``at`` messages, as a later scan resumes it.
 

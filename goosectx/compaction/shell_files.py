@@ -17,16 +17,20 @@ shell rules find it
 
 All functions are pure. The shell rules' reader (:mod:`goosectx.shell_command`, which
 imports the other shell modules) is imported at the first line that may change a file: a
-``compact --dry-run`` whose new messages hold no such command never loads it.
+``compact --dry-run`` whose new messages hold no such command never loads it, nor
+:mod:`~goosectx.compaction.command_changes` (imported with it).
 """
 
 from __future__ import annotations
 
 import re
 import shlex
+from typing import TYPE_CHECKING
 
-from goosectx.compaction.command_changes import Change, command_changes, joined
 from goosectx.compaction.lazy_pattern import LazyPattern
+
+if TYPE_CHECKING:
+    from goosectx.compaction.command_changes import Change
 
 _HEREDOC = LazyPattern(r"<<-?\s*['\"]?([\w.-]+)['\"]?")
 """A here-document's start; group 1 is its terminator."""
@@ -119,6 +123,8 @@ def shell_file_changes(script: str) -> list[Change]:
 
 
 def _simple_command_changes(tokens: list[str], loops: Loops, places: Places) -> list[Change]:
+    from goosectx.compaction.command_changes import command_changes  # at need (module docstring)
+
     out: list[Change] = []
     command: list[str] = []
     i = 0
@@ -179,6 +185,8 @@ def _cd(place: str | None, args: list[str], then: str) -> str | None:
     if place is None or then != "&&" or len(args) != 1 or not _PLAIN_DIR.fullmatch(args[0]) \
             or args[0].startswith("-"):
         return None
+    from goosectx.compaction.command_changes import joined  # at need (module docstring)
+
     return args[0] if args[0].startswith("/") or not place else joined(place, args[0])
 
 
@@ -188,6 +196,8 @@ def _placed(changes: list[Change], place: str | None) -> list[Change]:
     A word holding an expansion or an unbalanced paren is not a path; a relative path where
     the directory is not known (``None``) is left out rather than named wrongly.
     """
+    from goosectx.compaction.command_changes import joined  # at need (module docstring)
+
     return [(joined(place, path) if place and not path.startswith("/") else path, verb)
             for path, verb in changes
             if not _NOT_A_PATH.search(path) and path.count("(") == path.count(")")

@@ -45,7 +45,7 @@ Measure = Callable[[Message], int]
 """The calibrated token estimate of one message (per-message overhead included)."""
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False, repr=False)  # compared, printed nowhere (a test)
 class Split:
     """A compaction's working set.
 
@@ -62,10 +62,10 @@ class Split:
             from the head (calibrated tokens; set by the layout).
         notes: Agent-only copies of the head's notes the model has not read yet (an undo
             note after the head's last assistant message), placed after the continuation.
-        head_view: ``repair(head, for_sending=False)`` when the layout made it already (not
-            compared), so the compaction does not repair a long head twice.
-        scan_memo: The facts scan of the whole view the layout made (not compared), for the
-            compaction's scans of the head (:mod:`goosectx.compaction.memo`).
+        head_view: ``repair(head, for_sending=False)`` when the layout made it already, so
+            the compaction does not repair a long head twice.
+        scan_memo: The facts scan of the whole view the layout made, for the compaction's
+            scans of the head (:mod:`goosectx.compaction.memo`).
     """
 
     head: list[Message]
@@ -77,8 +77,8 @@ class Split:
     answered: bool = False
     facts_tokens: int = 0
     notes: list[Message] = field(default_factory=list)
-    head_view: list[Message] | None = field(default=None, repr=False, compare=False)
-    scan_memo: ScanMemo | None = field(default=None, repr=False, compare=False)
+    head_view: list[Message] | None = None
+    scan_memo: ScanMemo | None = None
 
     def copied(self) -> frozenset[str]:
         """Ids of the head messages the model keeps a copy of after the summary, whole or cut.
