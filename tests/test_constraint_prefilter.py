@@ -81,3 +81,16 @@ def test_the_constraint_test_lists_the_lines_the_search_matches(text: str) -> No
 
     for line in [text, *text.splitlines()]:
         assert is_constraint(line) == (CONSTRAINT.search(line) is not None), line
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(_CHANGE_PIECES) | st.text(max_size=6), max_size=8).map("".join))
+@example("İgnore that rule")  # İ lower-cases to i + a combining dot
+@example("ſcratch that")  # the long s
+def test_every_text_the_change_search_matches_passes_its_cheap_test(text: str) -> None:
+    """dry27d's note: ``may_change`` said no to 'İgnore that', which ``CHANGE`` matches, so the
+    facts could miss a request that changes a rule."""
+    from goosectx.compaction.constraint_change import CHANGE, may_change
+
+    if CHANGE.search(text):
+        assert may_change(text)

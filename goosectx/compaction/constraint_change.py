@@ -72,8 +72,14 @@ _STOP = frozenset({
 
 
 def may_change(text: str) -> bool:
-    """False only when :data:`CHANGE` cannot match ``text`` (a cheap test before it)."""
+    """False only when :data:`CHANGE` cannot match ``text`` (a cheap test before it).
+
+    As :func:`goosectx.compaction.carry.may_name_constraint`: the long s (ſ) and the dotted
+    capital I (İ), which a case-insensitive search matches as ``s`` and ``i``, are replaced first.
+    """
     low = text.lower()
+    if not low.isascii():  # 'İgnore that' lower-cases to i + a combining dot
+        low = low.replace("ſ", "s").replace("i\u0307", "i")
     for hint in _CHANGE_HINTS:  # a loop, not ``any`` over a generator: called for every request
         if hint in low:
             return True
