@@ -12,21 +12,13 @@ from pathlib import Path
 
 import pytest
 from rules_support import shell_verdict
+from test_find_filters_listing import project as project  # the fixture: src/a.py and .env
 
 from goosectx.permissions import PermissionRules
 
 RULES = PermissionRules(allow=("shell(find*)", "shell(xargs*)", "shell(cat*)", "shell(wc*)",
                                "shell(sort*)"))
 SAID = "find -printf prints names made from a format"
-
-
-@pytest.fixture
-def project(tmp_path: Path) -> Path:
-    work = tmp_path / "proj"
-    (work / "src").mkdir(parents=True)
-    (work / "src" / "a.py").write_text("def f(): pass\n")
-    (work / ".env").write_text("K=1\n")
-    return work
 
 
 @pytest.mark.parametrize("command", [
