@@ -9,7 +9,8 @@ not fit, ``record_call`` and ``after_call`` after each reply is appended.
 
 Cancelling (the ``cancel`` event, or a KeyboardInterrupt raised while the loop runs) keeps the
 history valid: streamed text so far is kept in an assistant message marked ``cancelled``, and
-every tool request still open gets a "cancelled" error response.
+every tool request still open gets a "cancelled" error response. A turn an error ends (the
+spending cap, a provider's failure) closes out the same way, its answers naming the error.
 """
 
 from __future__ import annotations
@@ -49,7 +50,7 @@ from goosectx.session import Session
 from goosectx.stream_reply import cut_off_notice, empty_reply_notice, stream_reply
 from goosectx.tools.base import ToolContext, ToolRegistry, ToolSource
 from goosectx.tools.offering import ToolOffering
-from goosectx.turn import Turn, close_cancelled
+from goosectx.turn import Turn, close_cancelled, error_not_started_text, error_stopped_text
 
 log = logging.getLogger("goosectx.agent")
 
@@ -179,6 +180,9 @@ class Agent(AgentTools):
             yield from self._close_cancelled(turn)
         except GoosectxError as exc:
             log.info("turn ended with an error: %s", exc.one_line())
+            # the calls left unanswered are told the error ended the turn, not the user
+            turn.cancel_text = error_not_started_text(exc.kind)
+            turn.started_text = error_stopped_text(exc.kind)
             yield from self._close_cancelled(turn, finish=False, error=True)
             yield TurnFinished("error", exc.one_line())
 
@@ -383,9 +387,11 @@ class Agent(AgentTools):
                          ) -> Iterator[Event]:
         """Keep streamed text and reasoning (marked cancelled), answer open requests, end.
 
-        A cancel that came from a signal (SIGTERM) answers them saying so, not "the user".
+        A cancel that came from a signal (SIGTERM) answers them saying so, not "the user"; an
+        error's answers are the caller's (``turn.error_not_started_text``).
         """
         if turn.cancel_text == CANCELLED_TEXT:
             turn.cancel_text = cancelled_text(self.stopped_by())
-        turn.started_text = stopped_running_text(self.stopped_by())  # a call it met running
+        if not error:
+            turn.started_text = stopped_running_text(self.stopped_by())  # a call it met running
         yield from close_cancelled(turn, self._complete_redacted, finish=finish, error=error)

@@ -17,9 +17,12 @@ class GoosectxError(Exception):
         message: What is wrong, one line.
         hint: The fix, one line, or ``None``.
         exit_code: Process exit code when this error ends a command.
+        kind: What went wrong, as a short phrase the model is told (the calls of a reply a
+            turn this error ended never reached: ``turn.error_not_started_text``).
     """
 
     exit_code: int = 1
+    kind: str = "an error"
 
     def __init__(self, message: str, hint: str | None = None) -> None:
         super().__init__(message)
@@ -47,6 +50,8 @@ def is_disk_full(exc: OSError) -> bool:
 class ConfigError(GoosectxError):
     """A bad configuration value, environment variable or config file (exit code 2)."""
 
+    kind = "a configuration error"
+
     exit_code = 2
 
 
@@ -58,6 +63,8 @@ class UsageError(GoosectxError):
 
 class StoreError(GoosectxError):
     """The session database cannot be opened, read or written."""
+
+    kind = "the session store failed"
 
 
 class DataDirUnusable(StoreError, ConfigError):
@@ -117,6 +124,8 @@ class SessionInUse(StoreError):
 class CompactionFailed(GoosectxError):
     """A compaction could not produce a summary; the history was left untouched."""
 
+    kind = "a compaction failed"
+
 
 class CompactionCancelled(GoosectxError):
     """Ctrl-C (or SIGTERM / SIGHUP: ``exit_code`` 143 / 129) before a compaction was saved.
@@ -161,6 +170,8 @@ class ExportStopped(GoosectxError):
 
 class CostCapReached(GoosectxError):
     """A model call would pass the session's spending cap (``max_cost_usd``); it was not made."""
+
+    kind = "the spending cap was reached"
 
 
 class NothingToUndo(GoosectxError):
@@ -228,21 +239,31 @@ class ImportFormatError(GoosectxError):
 class ProviderError(GoosectxError):
     """Base for errors from the model provider, translated at the adapter."""
 
+    kind = "the model's provider failed"
+
 
 class ContextLengthExceeded(ProviderError):
     """The provider rejected the request because it does not fit the context window."""
+
+    kind = "the request did not fit the context window"
 
 
 class RateLimited(ProviderError):
     """The provider kept answering 429 after the bounded retries."""
 
+    kind = "the provider's rate limit was reached"
+
 
 class AuthFailed(ProviderError):
     """The provider rejected the API key, or none was configured."""
 
+    kind = "the API key was refused or missing"
+
 
 class ProviderUnavailable(ProviderError):
     """The provider could not be reached or kept failing (5xx, timeouts) after retries."""
+
+    kind = "the provider could not be reached"
 
 
 class MissingApiKey(AuthFailed):

@@ -38,7 +38,7 @@ from goosectx.conversation import Message, MessageMetadata
 from goosectx.file_journal import ABSENT, SECRET_WHY, EditJournal, EditRecord
 from goosectx.tools.file_writes import atomic_write
 from goosectx.tools.files import FileError, digest
-from goosectx.turn import CANCELLED_NOT_STARTED_TEXT, NOT_STARTED_TEXT
+from goosectx.turn import CANCELLED_NOT_STARTED_TEXT, ERROR_NOT_STARTED_PREFIX, NOT_STARTED_TEXT
 
 UNDO_KEY = "file_undo"
 """``metadata.extra`` key of the model's undo note: the id of the user message undone."""
@@ -49,10 +49,11 @@ NOT_RUN_TEXTS = frozenset((DENIED_TEXT, NON_INTERACTIVE_DENIED_TEXT, CHAT_MODE_T
                            CANCELLED_NOT_STARTED_TEXT))
 NOT_RUN_PREFIXES = ("denied by the user: ", "This tool call is denied by the user's permission",
                     NON_INTERACTIVE_DENIED_TEXT,  # + why a rule asks
-                    "There is no tool named ", "The call to ")
+                    "There is no tool named ", "The call to ", ERROR_NOT_STARTED_PREFIX)
 """How the answers to calls that never ran start (``approval``, ``ToolRegistry.refusal``).
 A cancel at the approval question is (its own text), and so is a later call of the reply the
-cancel came before (``turn.CANCELLED_NOT_STARTED_TEXT``); the bare Ctrl-C answer is not: the
+cancel (or an error's end of the turn: ``turn.error_not_started_text``) came before
+(``turn.CANCELLED_NOT_STARTED_TEXT``); the bare Ctrl-C answer is not: the
 call may have run (a call stopped while it ran, and every user cancel stored before)."""
 
 

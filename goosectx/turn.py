@@ -56,6 +56,30 @@ CANCELLED_NOT_STARTED_TEXT = (f"{CANCELLED_TEXT} The turn was cancelled before i
 ran, ``c`` at an earlier call's question): the calls run in order, so it never started
 (``/undo`` leaves it out). It starts with the bare text, which alone keeps meaning "may have
 run" (the call a Ctrl-C stopped, and every cancelled call of a session stored before)."""
+ERROR_NOT_STARTED_PREFIX = "[not run: the turn ended on an error"
+"""How the answer to a call an error's end of the turn came before starts
+(:func:`error_not_started_text`)."""
+ERROR_STOPPED_PREFIX = "[stopped: the turn ended on an error"
+"""How the answer to a call an error's end of the turn left unanswered as it ran starts."""
+
+
+def error_not_started_text(kind: str) -> str:
+    """The answer to a call of a reply an error ended the turn before (no cancel of the user's).
+
+    ``kind``: the error's own short phrase (``GoosectxError.kind``, "the spending cap was
+    reached"). The calls run in order, so it never started: worded as :data:`NOT_STARTED_TEXT`
+    (``/undo`` leaves it out).
+    """
+    return (f"{ERROR_NOT_STARTED_PREFIX} ({kind}) before this call started; nothing was done "
+            "— run it again if it is still needed]")
+
+
+def error_stopped_text(kind: str) -> str:
+    """The answer to a call that started and was left unanswered when an error ended the turn."""
+    return (f"{ERROR_STOPPED_PREFIX} ({kind}) while this call ran; it may have run in part or "
+            "not at all — check before running it again]")
+
+
 INTERRUPTED_TEXTS = (INTERRUPTED_TEXT, UNRECORDED_TEXT)
 """The answers :func:`answer_interrupted` stores for a call that may have run."""
 
@@ -73,7 +97,8 @@ class Turn:
     responses: list[ToolResponse] = field(default_factory=list)
     attachments: list[Part] = field(default_factory=list)
     cancel_text: str = CANCELLED_TEXT
-    """The answer to the calls a cancel leaves unanswered (``approval.cancelled_text``)."""
+    """The answer to the calls a cancel leaves unanswered (``approval.cancelled_text``; an
+    error's: :func:`error_not_started_text`)."""
     handling: ToolRequest | None = None
     """The call of ``open_requests`` being approved or run (the agent's)."""
     started: list[ToolRequest] = field(default_factory=list)
@@ -92,10 +117,10 @@ def close_cancelled(turn: Turn, complete: Callable[[Message], Iterator[Event]], 
     """Close a cancelled turn validly, so the history stays valid.
 
     Keeps streamed text and reasoning (marked cancelled), answers every open tool request with
-    "cancelled" (:func:`cancel_answer`: whether it started), then ends the turn (unless
-    ``finish`` is false). ``complete`` appends a message and yields its events (the agent's).
-    ``error``: an error ended the turn, not a cancel (the kept text is marked
-    ``stopped_by_error`` too).
+    "cancelled" (:func:`cancel_answer`: whether it started, and why it stopped), then ends the
+    turn (unless ``finish`` is false). ``complete`` appends a message and yields its events
+    (the agent's). ``error``: an error ended the turn, not a cancel (the kept text is marked
+    ``stopped_by_error`` too; ``turn.cancel_text`` and ``started_text`` say so).
     """
     if turn.streamed or turn.reasoned:
         parts: list[Part] = [ThinkingContent("".join(turn.reasoned))] if turn.reasoned else []
@@ -127,7 +152,8 @@ def cancel_answer(turn: Turn, request: ToolRequest) -> str:
     A call that started may have run: ``turn.started_text``. The call being asked about gets
     the cancel's own answer too (``c`` at its question, a signal's, the input's: each says it
     did not run). A call never reached gets :data:`CANCELLED_NOT_STARTED_TEXT` for the user's
-    cancel; a signal's or the input's text already says it did not run, and why.
+    cancel; a signal's, the input's or an error's text (:func:`error_not_started_text`)
+    already says it did not run, and why.
     """
     if any(request is call for call in turn.started):
         return turn.started_text

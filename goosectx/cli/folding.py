@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 
 from goosectx.approval import (
+    ASKED_CANCELLED_TEXT,
     CANCELLED_TEXT,
     CHAT_MODE_TEXT,
     DENIED_TEXT,
@@ -17,11 +18,19 @@ from goosectx.approval import (
     STOPPED_PREFIX,
     STOPPED_RUNNING,
 )
-from goosectx.cli.sanitize import strip_csi, terminal_safe
+from goosectx.cli.sanitize import one_line_safe, strip_csi, terminal_safe
 from goosectx.cli.words import plural as plural
 from goosectx.conversation import ToolRequest, ToolResponse
 from goosectx.shown import LINE_MAX_CHARS
-from goosectx.turn import INTERRUPTED_TEXT, NO_RESULT_TEXT, NOT_STARTED_TEXT, UNRECORDED_TEXT
+from goosectx.turn import (
+    CANCELLED_NOT_STARTED_TEXT,
+    ERROR_NOT_STARTED_PREFIX,
+    ERROR_STOPPED_PREFIX,
+    INTERRUPTED_TEXT,
+    NO_RESULT_TEXT,
+    NOT_STARTED_TEXT,
+    UNRECORDED_TEXT,
+)
 
 FOLD_LINES = 12
 """A tool result longer than this many lines is folded."""
@@ -94,15 +103,41 @@ _NOT_RUN_LABELS = (
     (STOPPED_PREFIX, "not run: goosectx was asked to stop"),
     (NOT_STARTED_TEXT.split(";")[0], "not run: goosectx exited before it started"),
     (INPUT_ENDED_TEXT.split(",")[0], "input ended at the approval question: the call was not run"),
+    (ASKED_CANCELLED_TEXT, "not run: cancelled by you"),
+    (CANCELLED_NOT_STARTED_TEXT, "not run: cancelled by you"),
 )
 """First words of the tool response goosectx writes for a call it did not run → its label."""
-INPUT_ENDED_LABEL = _NOT_RUN_LABELS[-1][1]
+INPUT_ENDED_LABEL = _NOT_RUN_LABELS[5][1]
 CANCELLED_LABEL = "cancelled by you"
+"""A call the user's Ctrl-C stopped as it ran (or met as it started): it may have run."""
 UNRUN_BY_CANCEL = {CANCELLED_LABEL: "cancelled by you",
+                   _NOT_RUN_LABELS[-1][1]: "cancelled by you",
                    _NOT_RUN_LABELS[3][1]: "goosectx was asked to stop",
                    INPUT_ENDED_LABEL: "input ended at the approval question"}
-"""The labels of the answers a cancelled turn gives every call it leaves unrun → the reason
-the one line standing for the rest of them says (``✗ 199 more tool calls not run: …``)."""
+"""The labels of the answers a cancelled turn gives the calls it leaves unrun → the reason the
+one line standing for the rest of them says (``✗ 199 more tool calls not run: …``): the call
+a Ctrl-C stopped and those after it share one. (An error's: :func:`unrun_reason`.)"""
+ERROR_NOT_RUN = "not run: "
+"""Starts the label of a call an error's end of the turn came before: ``not run: the turn
+ended on an error (the spending cap was reached)``."""
+
+
+def unrun_reason(label: str) -> str | None:
+    """Why the calls labelled ``label`` were left unrun by the end of their turn, or ``None``.
+
+    The calls of one reply a cancel (or an error) came before share the reason, and all but
+    the first are drawn as one line saying it (``cli/render.py``).
+    """
+    if label in UNRUN_BY_CANCEL:
+        return UNRUN_BY_CANCEL[label]
+    error = ERROR_NOT_STARTED_PREFIX.removeprefix("[not run: ")
+    return label.removeprefix(ERROR_NOT_RUN) if label.startswith(ERROR_NOT_RUN + error) else None
+
+
+def _error_label(output: str) -> str:
+    """``not run: the turn ended on an error (KIND)`` of a ``turn.error_not_started_text``."""
+    said = output.removeprefix("[not run: ").partition(" before this call started")[0]
+    return one_line_safe(ERROR_NOT_RUN + said[:200])  # (an imported text may hold anything)
 INTERRUPTED_LABEL = "interrupted"
 """A call goosectx died during (its answer stored on resume, ``turn.INTERRUPTED_TEXT``)."""
 UNRECORDED_LABEL = "no result in the import"
@@ -113,8 +148,9 @@ UNRECORDED_LABEL = "no result in the import"
 def tool_result_label(response: ToolResponse) -> tuple[str, bool]:
     """How a tool result reads: (``output`` / ``error`` / ``denied by you`` / …, ran).
 
-    ``ran`` is False for a call goosectx did not run (denied, chat mode): its response text is
-    written for the model and is not drawn. A denial is not a tool error.
+    ``ran`` is False for a call goosectx did not run (denied, chat mode, cancelled before it
+    started, never reached as an error ended the turn): its response text is written for the
+    model and is not drawn. A denial is not a tool error.
     """
     if response.is_error:
         head = response.output.partition("\n")[0]
@@ -123,8 +159,12 @@ def tool_result_label(response: ToolResponse) -> tuple[str, bool]:
         for prefix, label in _NOT_RUN_LABELS:
             if response.output.startswith(prefix):
                 return label, False
+        if response.output.startswith(ERROR_NOT_STARTED_PREFIX):
+            return _error_label(response.output), False
         if response.output.startswith(CANCELLED_TEXT):
             return CANCELLED_LABEL, True
+        if response.output.startswith(ERROR_STOPPED_PREFIX):
+            return "stopped: the turn ended on an error", True
         if response.output.startswith(INTERRUPTED_TEXT):
             return INTERRUPTED_LABEL, True
         if response.output.startswith((UNRECORDED_TEXT, NO_RESULT_TEXT)):

@@ -23,7 +23,7 @@ from rich.text import Text
 from goosectx import shell_escape as escapes
 from goosectx.approval import INPUT_ENDED_TEXT
 from goosectx.cli.diffview import draw_edit_preview
-from goosectx.cli.folding import UNRUN_BY_CANCEL, plural, tool_result_label
+from goosectx.cli.folding import plural, tool_result_label, unrun_reason
 from goosectx.cli.message_view import MessageView
 from goosectx.cli.reasoning import ReasoningStream
 from goosectx.cli.stream import AssistantStream
@@ -74,7 +74,7 @@ class TranscriptRenderer(MessageView):
         self._input_ended = False
         """A call of this turn was not run because input ended at its approval question."""
         self._unrun: tuple[str, int] | None = None
-        """A cancelled turn's answers drawn live: (the first one's label, how many followed)."""
+        """A cancelled turn's answers drawn live: (why they did not run, how many followed)."""
         self._reply_drawn = False
         """The reply being streamed had its answer panel drawn and closed before it completed
         (a tool call's progress on the spinner, reasoning or a notice came after its text):
@@ -173,23 +173,23 @@ class TranscriptRenderer(MessageView):
         is drawn as any result, the rest become one line (:meth:`_end_unrun`). The result
         still takes its number (``/show N``) and is not drawn again with its message.
         """
-        label = tool_result_label(response)[0]
-        if self._unrun is not None and self._unrun[0] == label:
+        reason = unrun_reason(tool_result_label(response)[0])
+        if self._unrun is not None and self._unrun[0] == reason:
             if not self._drawn_before(response):
                 self._number(None)
-                self._unrun = (label, self._unrun[1] + 1)
+                self._unrun = (reason, self._unrun[1] + 1)
             return True
         self._end_unrun()
-        self._unrun = (label, 0) if label in UNRUN_BY_CANCEL else None
+        self._unrun = None if reason is None else (reason, 0)
         return False
 
     def _end_unrun(self) -> None:
         """``✗ 199 more tool calls not run: cancelled by you`` for the calls folded."""
         if self._unrun is None:
             return
-        (label, more), self._unrun = self._unrun, None
+        (reason, more), self._unrun = self._unrun, None
         if more:
-            line = f"  ✗ {plural(more, 'more tool call')} not run: {UNRUN_BY_CANCEL[label]}"
+            line = f"  ✗ {plural(more, 'more tool call')} not run: {reason}"
             if self.plain:
                 self._plain(line)
             else:
