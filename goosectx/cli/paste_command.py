@@ -11,26 +11,22 @@ the sanitiser would still change is not given (``None``): the hint then names no
 
 from __future__ import annotations
 
-import os
 import shlex
 
 from goosectx.cli.sanitize import one_line_safe
+from goosectx.path_word import ansi_c_word
 
 __all__ = ["pasteable"]
 
 
 def pasteable(path: str) -> str | None:
-    """``path`` as one shell word that names it exactly and draws as it is typed, or ``None``."""
+    """``path`` as one shell word that names it exactly and draws as it is typed, or ``None``.
+
+    The model is told the same word for the same path (:func:`goosectx.path_word.exact_word`,
+    the shell tool's missing working dir) wherever a character is not printable.
+    """
     word = shlex.quote(path)
     if one_line_safe(word) == word:
         return word
-    out = []
-    for ch in path:
-        if ch in "\\'":
-            out.append("\\" + ch)
-        elif one_line_safe(ch) == ch:
-            out.append(ch)
-        else:  # its bytes (a name that is not UTF-8: its raw bytes, as the file system has it)
-            out += [f"\\x{b:02x}" for b in os.fsencode(ch)]
-    word = "$'" + "".join(out) + "'"
+    word = ansi_c_word(path, lambda ch: one_line_safe(ch) == ch)
     return word if one_line_safe(word) == word else None

@@ -18,13 +18,13 @@ from __future__ import annotations
 import errno
 import os
 import selectors
-import shlex
 import signal
 import subprocess
 import time
 from typing import TYPE_CHECKING, Any
 
 from goosectx.isolation import PidNamespace, spawn_isolated
+from goosectx.path_word import exact_word
 from goosectx.tools.base import ToolContext, ToolResult
 from goosectx.tools.definitions import SHELL_DESCRIPTION, SHELL_NAME, SHELL_PARAMETERS
 
@@ -199,7 +199,7 @@ class ShellTool:
                 return ToolResult(
                     f"could not start bash: the working dir {ctx.working_dir} no longer exists "
                     "(removed or moved); no command can run until it is recreated (mkdir -p "
-                    f"{shlex.quote(str(ctx.working_dir))})", is_error=True)
+                    f"{exact_word(str(ctx.working_dir))})", is_error=True)
             return ToolResult(f"could not start bash in {ctx.working_dir}: "
                               f"{exc.strerror or exc}", is_error=True)
         streams = [
