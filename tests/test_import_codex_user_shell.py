@@ -97,3 +97,37 @@ def test_sessions_show_draws_it_as_a_command_of_the_user(
     assert "**!command** `ls -la src`" in shown and "main.go" in shown
     agent, _ = cli(capsys, "sessions", "show", session_id, "--agent")
     assert "ls -la src" in agent  # the model reads it too, as with our own !command
+
+
+def _secret_rollout(path: Path, script: str) -> Path:
+    records = [record("session_meta", {"id": "r2", "cwd": CWD}),
+               record("response_item", {"type": "message", "role": "user", "content": [
+                   {"type": "input_text", "text": "why does the app not start?"}]}),
+               user_shell_end("9f1e2f3a-0000-4000-8000-000000000009", script, 0,
+                              "DB_PASSWORD=hunter2-in-plain-sight\n", 1),
+               user_shell_end("9f1e2f3a-0000-4000-8000-00000000000a", "ls src", 0,
+                              "main.go\n", 2)]
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    return path
+
+
+@pytest.mark.parametrize("script", ["cat .env", "grep PASSWORD config/.env.local",
+                                    "cat ~/.aws/credentials"])
+def test_a_user_shell_command_naming_a_sensitive_file_is_shown_to_the_user_only(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], isolated_env: dict,
+        script: str) -> None:
+    """Our own ``!cat .env`` keeps its output from the model; Codex's ``!cat .env`` imported
+    went to the model as any other command."""
+    path = _secret_rollout(tmp_path / "rollout.jsonl", script)
+    (session,) = load_sessions(path, fmt="codex", working_dir=tmp_path)
+    secret, plain = [m for m in session.conversation if is_shell_escape(m)]
+    assert escape_command(secret) == script and secret.metadata.user_visible
+    assert not secret.metadata.agent_visible and plain.metadata.agent_visible
+    seen = " ".join(m.text for m in session.conversation.agent_messages())
+    assert "hunter2" not in seen and "main.go" in seen
+    cli(capsys, "sessions", "import", str(path))
+    session_id = json.loads(cli(capsys, "sessions", "list", "--json")[0])[0]["id"]
+    shown, _ = cli(capsys, "sessions", "show", session_id)
+    assert f"**!command** `{script}`" in shown  # the user still sees what was run
+    agent, _ = cli(capsys, "sessions", "show", session_id, "--agent")
+    assert script not in agent and "ls src" in agent

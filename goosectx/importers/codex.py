@@ -24,7 +24,8 @@ A command the user ran (``!cmd``: an ``exec_command_end`` with ``source: "user_s
 model call behind it, and in newer Codex a ``<user_shell_command>`` user message recording it
 for the model) is the user's message, as our own ``!command`` is stored
 (:func:`goosectx.shell_escape.escape_message`: the command and its output, user- and
-agent-visible); the event and the message of one run make one message.
+agent-visible, or user-only when a word of it names a sensitive file, ``cat .env``, as with
+``!command``); the event and the message of one run make one message.
 
 Consecutive assistant-side items form one assistant message; consecutive outputs one user
 message; every user text message stands alone.
@@ -54,6 +55,7 @@ from goosectx.importers.builder import (
     read_jsonl,
 )
 from goosectx.importers.times import parse_time
+from goosectx.sensitive import sensitive_in_command
 from goosectx.session import Session
 from goosectx.shell_escape import escape_message
 
@@ -70,7 +72,7 @@ def load(path: Path, *, working_dir: Path) -> list[Session]:
     """
     builder = TranscriptBuilder("codex", path)
     system: list[str] = []
-    events = _Events()
+    events = _Events(working_dir)
     for number, record in read_jsonl(path):
         kind, payload = record.get("type"), record.get("payload")
         if not isinstance(payload, dict):
@@ -144,7 +146,8 @@ def _result(builder: TranscriptBuilder, part: ToolResponse, when: Any) -> None:
 class _Events:
     """The ``event_msg`` records of tool work (module docstring), with what they need."""
 
-    def __init__(self) -> None:
+    def __init__(self, working_dir: Path) -> None:
+        self.working_dir = working_dir  # where the import runs: the cwd's stand-in
         self.cwd = ""
         self.called: set[str] = set()  # call ids of response items
         self._begun: dict[str, Any] = {}  # call id -> a patch_apply_begin's changes
@@ -156,12 +159,15 @@ class _Events:
 
         Codex writes its event and (newer Codex) a user message for the model: the second
         of that pair (``kind`` "event" or "record") for the same command is the same run.
+        A command a word of which names a sensitive file (``cat .env``) is the user's only,
+        as ours is (``cli/shell_escape_cmd.py``): its output never reaches the model.
         """
         if self._shell is not None and self._shell[0] != kind and self._shell[1] == command:
             self._shell = None
             return
         self._shell = (kind, command)
-        message = escape_message(command, output, is_error=failed, to_model=True)
+        secret = sensitive_in_command(command, Path(self.cwd) if self.cwd else self.working_dir)
+        message = escape_message(command, output, is_error=failed, to_model=secret is None)
         builder.add("user", list(message.content), created=when, metadata=message.metadata)
 
     def add(self, builder: TranscriptBuilder, event: dict[str, Any], when: Any) -> None:
