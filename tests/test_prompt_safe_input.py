@@ -157,6 +157,19 @@ def test_escape_then_a_capital_keeps_it_unless_the_pair_is_a_real_sequence() -> 
     assert escape_end("\x1bHx", lambda c: c == "H") == 0  # Alt-Shift-h, bound: a key
 
 
+def test_alt_o_or_alt_n_then_a_word_at_once_loses_no_letter() -> None:
+    """``ESC O`` (SS3) / ``ESC N`` (SS2) and one character were dropped whole: Alt-O then
+    "hello" at once sent "ello" (the O and the h lost), at the prompt and in the type-ahead of
+    a turn. A lowercase letter no key sends after them is a word: only the ESC goes, as for
+    ``ESC T``; the keypad's application keys (``ESC O x``: 8) and the capitals stay sequences."""
+    assert _prompt_in_steps("ab \x1bOhello \x1bNice\r")[0] == ["ab Ohello Nice"]
+    assert _typed_text(b"ab \x1bOhello") == "ab Ohello"
+    assert [escape_end(f"\x1bO{c}") for c in "abhiz"] == [1] * 5
+    assert [escape_end(f"\x1bN{c}") for c in "ahx"] == [1] * 3
+    assert [escape_end(f"\x1bO{c}") for c in "jxyMPX5"] == [3] * 7  # real SS3 finals
+    assert _prompt_in_steps("ab \x1bOxcd\r")[0] == ["ab cd"]  # keypad 8 (application mode)
+
+
 def test_an_alt_shift_letter_binding_still_gets_its_key() -> None:
     from prompt_toolkit.key_binding import KeyBindings, merge_key_bindings
 

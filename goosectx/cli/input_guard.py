@@ -38,11 +38,15 @@ _LONGEST_STRING = 4096
 """A control string not ended by then is typing, not a sequence (an Alt-P, then words)."""
 _CTRL_C, _PASTE_END = "\x03", "\x1b[201~"
 _LONGEST_KEY = 32
+"""Longer than any key prompt-toolkit's parser knows (a mouse report is at most 16)."""
 _SEQUENCE_CAPITALS = "DEHMNOVWZ"
 """``ESC`` and these capitals are sequences a terminal acts on (index, next line, tab set,
 reverse index, SS2 / SS3, guarded area, identify): dropped whole. ``ESC`` and another letter
 is the Escape key and a word typed at once (``one ESC Two``): the letter stays."""
-"""Longer than any key prompt-toolkit's parser knows (a mouse report is at most 16)."""
+_KEYPAD_FINALS = "jklmnopqrstuvwxy"
+"""``ESC O`` and these: the keypad's keys in its application mode (``* + , - . /`` and the
+digits), the only lowercase finals a terminal sends after SS3; after any other lowercase
+letter ``ESC O`` is Alt-O and a word typed at once (``ESC N`` never comes from a key)."""
 
 
 def escape_end(text: str, is_key: Callable[[str], bool] = lambda _c: False) -> int:
@@ -50,7 +54,8 @@ def escape_end(text: str, is_key: Callable[[str], bool] = lambda _c: False) -> i
 
     A CSI (``ESC [``, parameters and intermediates 0x20–0x3F, a final 0x40–0x7E), a
     control string (OSC to BEL or ST, ``ESC`` backslash; DCS / SOS / PM / APC to ST; another
-    ESC inside ends it there), an ``ESC N`` / ``ESC O`` and one character, ``ESC``
+    ESC inside ends it there), an ``ESC N`` / ``ESC O`` and one character (not a lowercase
+    letter no key sends after it: :data:`_KEYPAD_FINALS`; Alt-O and a word keep it), ``ESC``
     intermediates and a final (``ESC ( B``) or a lone ``ESC final`` pair (``ESC =``, ``ESC
     H``); but ``ESC`` and a letter no sequence starts with (any lowercase one, a capital not
     in :data:`_SEQUENCE_CAPITALS`) is the Escape key and a word typed at once (``one ESC
@@ -74,7 +79,11 @@ def escape_end(text: str, is_key: Callable[[str], bool] = lambda _c: False) -> i
     if kind.isalpha() and kind not in _SEQUENCE_CAPITALS:
         return 1  # Escape, then a word typed at once: the ESC alone (no key reads ESC h)
     if kind in "NO":
-        return PENDING if len(text) < 3 else 3 if " " <= text[2] <= "~" else 0
+        if len(text) < 3:
+            return PENDING
+        if "a" <= text[2] <= "z" and (kind == "N" or text[2] not in _KEYPAD_FINALS):
+            return 1  # Alt-O (Alt-N), then a word typed at once: no key sends it
+        return 3 if " " <= text[2] <= "~" else 0
     if kind < "0":  # nF: intermediates, then a final
         return _run_end(text, 2, 0x20, 0x2F, 0x30)
     return 2
