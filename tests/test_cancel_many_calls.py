@@ -1,8 +1,8 @@
 """Cancelling at the first of many parallel tool calls: one line for the calls left unrun.
 
 Every call still gets its stored "cancelled" answer (the history stays valid); the screen shows
-the first like any result and the rest as one summary line, in both looks, and the numbers of
-later outputs (``/show N``) still count them.
+the first on a line of its own (``not run: cancelled by you``: it never ran) and the rest as one
+summary line, in both looks, and the numbers of later outputs (``/show N``) still count them.
 """
 
 from __future__ import annotations
