@@ -172,10 +172,27 @@ class WithPieces:
                 and finder.secrets and not finder.changes_none(
                     reading.windows(6 * len(finder.secrets[0]))):
             text = replaced(text, reading.spans(finder.spans(reading.text)))  # (6: "%XX" hex)
+        return self._fragments()(text)
+
+    def changes_none(self, texts: Iterable[str]) -> bool:
+        """True when redacting each of ``texts`` would give it back as it is.
+
+        ``inner``'s quick check of them (each redacted when it has none), then them joined by
+        NUL looked at for a block of a secret and a list (``False``: one may hold a secret).
+        """
+        texts = list(texts)
+        check = getattr(self.inner, "changes_none", None)
+        if check is None:
+            return all(self(t) == t for t in texts)
+        joined = "\0".join(texts)
+        return bool(check(texts)) and not self._fragments().found_in(joined) \
+            and separated(joined) is None
+
+    def _fragments(self) -> Fragments:
         key = tuple(self.secrets)
         if self._made is None or self._made[0] != key:
             self._made = (key, Fragments(key))
-        return self._made[1](text)
+        return self._made[1]
 
 
 def with_pieces(redact: Callable[[str], str]) -> WithPieces:
@@ -183,17 +200,23 @@ def with_pieces(redact: Callable[[str], str]) -> WithPieces:
     return redact if isinstance(redact, WithPieces) else WithPieces(redact)
 
 
-_known: tuple[object, Fragments] | None = None
+_known: WithPieces | None = None
 
 
 def redact_known_pieces(text: str) -> str:
     """``text`` redacted as :func:`goosectx.redaction.redact_known` does, and more.
 
-    Each run of 13+ of a known secret's characters too: for a provider's error text and the
-    debug log.
+    Each run of 13+ of a known secret's characters too, and a key written as a list
+    (:class:`WithPieces`): for a provider's error text, the debug log, and
+    :func:`goosectx.env_secrets.tool_output_redactor` without settings.
     """
+    return known_pieces()(text)
+
+
+def known_pieces() -> WithPieces:
+    """:func:`redact_known_pieces`' redactor now (made again when the known secrets change)."""
     global _known
     redactor = known_redactor()
-    if _known is None or _known[0] is not redactor:
-        _known = (redactor, Fragments(redactor.secrets))
-    return _known[1](redactor(text))
+    if _known is None or _known.inner is not redactor:
+        _known = WithPieces(redactor)
+    return _known
