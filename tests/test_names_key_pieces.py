@@ -18,32 +18,20 @@ from cli_support import cli
 from fakeserver import FakeServer
 from prompt_toolkit.completion import CompleteEvent
 from prompt_toolkit.document import Document
+from test_session_name_shown_redacted import KEY, old_session
 
 from goosectx.cli.prompt_safe import safe_completions
 from goosectx.cli.repl_mentions import SECRET_NAME, MentionCompleter
 from goosectx.config import load_settings
 
-KEY = "sk-proj-Q7vX2mK9pL4nR8sT1wY6zA3bC5dE0fG7hJ2kL9mN4pQ8rS1t"
 PIECE = KEY[-20:]  # 20 of its characters: redacted in a tool output, not a form of the key
-
-
-def _store(**fields: str) -> str:
-    """Set ``fields`` (name, title) of the one session in the store, as an old goosectx did."""
-    with sqlite3.connect(load_settings().data_dir / "sessions.db") as conn:
-        for column, value in fields.items():
-            conn.execute(f"UPDATE sessions SET {column}=?", (value,))
-        (session_id,) = conn.execute("SELECT id FROM sessions").fetchone()
-    return str(session_id)
 
 
 @pytest.fixture
 def stored(fake_model: FakeServer, workdir: Path, monkeypatch: pytest.MonkeyPatch,
            capsys: pytest.CaptureFixture[str]) -> str:
-    fake_model.add({"text": "all deployed"})
-    cli(capsys, "run", "-t", "deploy it", "--name", "plain")
-    session_id = _store(name=f"deploy-{PIECE}", title=f"use the key ending {PIECE} to deploy")
-    monkeypatch.setenv("DEPLOY_TOKEN", KEY)
-    return session_id
+    return old_session(fake_model, monkeypatch, capsys, f"deploy-{PIECE}",
+                       title=f"use the key ending {PIECE} to deploy")
 
 
 def test_sessions_list_and_search_draw_a_piece_of_the_key_in_a_name_or_title_redacted(
@@ -64,10 +52,8 @@ def test_sessions_list_and_search_draw_a_piece_of_the_key_in_a_name_or_title_red
 def test_a_title_quoting_only_the_keys_vendor_prefix_is_drawn_as_stored(
         fake_model: FakeServer, workdir: Path, monkeypatch: pytest.MonkeyPatch,
         capsys: pytest.CaptureFixture[str]) -> None:
-    fake_model.add({"text": "ok"})
-    cli(capsys, "run", "-t", "hi", "--name", "plain")
-    _store(title="keys look like sk-proj-XXXXXXXXXXXX")
-    monkeypatch.setenv("DEPLOY_TOKEN", KEY)
+    old_session(fake_model, monkeypatch, capsys, "plain",
+                title="keys look like sk-proj-XXXXXXXXXXXX")
     as_json, _ = cli(capsys, "sessions", "list", "--json")
     assert json.loads(as_json)[0]["title"] == "keys look like sk-proj-XXXXXXXXXXXX"
 

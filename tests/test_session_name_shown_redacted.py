@@ -21,24 +21,31 @@ KEY = "sk-proj-Q7vX2mK9pL4nR8sT1wY6zA3bC5dE0fG7hJ2kL9mN4pQ8rS1t"
 NAME = f"deploy-{KEY}"
 
 
-def _old_name(name: str) -> str:
-    """Give the one session the name ``name`` in the store; its id."""
+def _old_name(name: str, **more: str) -> str:
+    """Give the one session the name ``name`` (and ``more`` columns) in the store; its id."""
     from goosectx.config import load_settings
 
     with sqlite3.connect(load_settings().data_dir / "sessions.db") as conn:
-        conn.execute("UPDATE sessions SET name=?", (name,))
+        for column, value in {"name": name, **more}.items():
+            conn.execute(f"UPDATE sessions SET {column}=?", (value,))
         (session_id,) = conn.execute("SELECT id FROM sessions").fetchone()
     return str(session_id)
+
+
+def old_session(fake_model: FakeServer, monkeypatch: pytest.MonkeyPatch,
+                capsys: pytest.CaptureFixture[str], name: str, **more: str) -> str:
+    """A session run once, then stored as an old goosectx left it (``name``, ``more``)."""
+    fake_model.add({"text": "all deployed"})
+    cli(capsys, "run", "-t", "deploy it", "--name", "plain")
+    session_id = _old_name(name, **more)
+    monkeypatch.setenv("DEPLOY_TOKEN", KEY)  # this run's key
+    return session_id
 
 
 @pytest.fixture
 def old(fake_model: FakeServer, workdir: Path, monkeypatch: pytest.MonkeyPatch,
         capsys: pytest.CaptureFixture[str]) -> str:
-    fake_model.add({"text": "all deployed"})
-    cli(capsys, "run", "-t", "deploy it", "--name", "plain")
-    session_id = _old_name(NAME)
-    monkeypatch.setenv("DEPLOY_TOKEN", KEY)  # this run's key
-    return session_id
+    return old_session(fake_model, monkeypatch, capsys, NAME)
 
 
 def test_sessions_list_and_search_draw_an_old_name_redacted(
