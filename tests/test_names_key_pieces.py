@@ -18,7 +18,7 @@ from cli_support import cli
 from fakeserver import FakeServer
 from prompt_toolkit.completion import CompleteEvent
 from prompt_toolkit.document import Document
-from test_session_name_shown_redacted import KEY, old_session
+from test_session_name_shown_redacted import KEY, listed_and_found, old_session
 
 from goosectx.cli.prompt_safe import safe_completions
 from goosectx.cli.repl_mentions import SECRET_NAME, MentionCompleter
@@ -36,10 +36,7 @@ def stored(fake_model: FakeServer, workdir: Path, monkeypatch: pytest.MonkeyPatc
 
 def test_sessions_list_and_search_draw_a_piece_of_the_key_in_a_name_or_title_redacted(
         stored: str, capsys: pytest.CaptureFixture[str]) -> None:
-    listed, _ = cli(capsys, "sessions", "list")
-    as_json, _ = cli(capsys, "sessions", "list", "--json")
-    found, _ = cli(capsys, "sessions", "search", "deployed")
-    found_json, _ = cli(capsys, "sessions", "search", "deployed", "--json")
+    listed, as_json, found, found_json = listed_and_found(capsys)
     for text in (listed, as_json, found, found_json):
         assert PIECE[:13] not in text and PIECE[-13:] not in text, text
     row = json.loads(as_json)[0]

@@ -48,12 +48,16 @@ def old(fake_model: FakeServer, workdir: Path, monkeypatch: pytest.MonkeyPatch,
     return old_session(fake_model, monkeypatch, capsys, NAME)
 
 
+def listed_and_found(capsys: pytest.CaptureFixture[str]) -> tuple[str, str, str, str]:
+    """``sessions list``, ``list --json``, ``search deployed``, ``search deployed --json``."""
+    return (cli(capsys, "sessions", "list")[0], cli(capsys, "sessions", "list", "--json")[0],
+            cli(capsys, "sessions", "search", "deployed")[0],
+            cli(capsys, "sessions", "search", "deployed", "--json")[0])
+
+
 def test_sessions_list_and_search_draw_an_old_name_redacted(
         old: str, capsys: pytest.CaptureFixture[str]) -> None:
-    listed, _ = cli(capsys, "sessions", "list")
-    as_json, _ = cli(capsys, "sessions", "list", "--json")
-    found, _ = cli(capsys, "sessions", "search", "deployed")
-    found_json, _ = cli(capsys, "sessions", "search", "deployed", "--json")
+    listed, as_json, found, found_json = listed_and_found(capsys)
     for text in (listed, as_json, found, found_json):
         assert KEY[8:20] not in text and KEY[-12:] not in text, text
     assert "deploy-redacted" in listed and old in listed
