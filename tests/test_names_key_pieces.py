@@ -98,3 +98,29 @@ def test_the_repls_completer_uses_the_repls_redactor(tmp_path: Path,
     (tmp_path / f"{KEY}.txt").write_text("x")
     menu = _menu(MentionCompleter(tmp_path, redact=EnvironmentRedactor(settings)), "@sk")
     assert menu == [("sk", "[REDACTED].txt", SECRET_NAME)]
+
+
+def test_an_extensions_stored_command_line_has_a_piece_of_the_key_redacted(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from goosectx.extensions.config import parse_table
+
+    monkeypatch.setenv("DEPLOY_TOKEN", KEY)
+    cfg = parse_table("deploy", {"cmd": "deployer", "args": ["--token-tail", PIECE, "-v"]})
+    stored = cfg.public()
+    assert stored["args"] == ["--token-tail", "[REDACTED]", "-v"] and stored["redacted"]
+    assert PIECE not in cfg.command_line() and "deployer --token-tail" in cfg.command_line()
+
+
+@pytest.mark.parametrize("repls", [False, True])
+def test_an_input_history_entry_with_a_piece_of_the_key_is_saved_redacted(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, repls: bool) -> None:
+    from goosectx.cli.input_secrets import EnvironmentRedactor
+    from goosectx.cli.prompt import InputHistory
+    from goosectx.config import Settings
+
+    monkeypatch.setenv("DEPLOY_TOKEN", KEY)
+    redact = EnvironmentRedactor(Settings(data_dir=tmp_path / "data")) if repls else None
+    history = InputHistory(tmp_path / "repl_history", redact)
+    history.append_string(f"!deploy --tail {PIECE}")
+    saved = (tmp_path / "repl_history").read_text()
+    assert PIECE[:13] not in saved and "!deploy --tail [REDACTED]" in saved
