@@ -14,6 +14,7 @@ from collections.abc import Mapping
 
 from goosectx.config import Settings
 from goosectx.redaction import Redactor
+from goosectx.redaction_fragments import WithPieces, known_pieces, with_pieces
 from goosectx.secret_names import secret_values
 
 
@@ -34,6 +35,23 @@ def make_redactor(settings: Settings, environ: Mapping[str, str] | None = None) 
     values += [env[name] for name in configured_key_vars(settings) if env.get(name)]
     values += _extension_secrets(settings, env)
     return Redactor(values)
+
+
+def tool_output_redactor(settings: Settings | None = None,
+                         environ: Mapping[str, str] | None = None) -> WithPieces:
+    """The redaction a tool output gets; every name, title and command line shown or stored too.
+
+    :func:`make_redactor` of ``settings`` followed by
+    :class:`~goosectx.redaction_fragments.WithPieces` (each run of 13+ of a key's characters,
+    a key written as a list of its characters or bytes). Without ``settings`` (a session's
+    ``display_name``, an extension's stored record: none at hand) the secrets the process
+    knows, so redacted (:func:`~goosectx.redaction_fragments.known_pieces`). One
+    function for them all: a session name, a title, an ``@`` completion, a history entry and
+    a tool output hide the same things.
+    """
+    if settings is None:
+        return known_pieces()
+    return with_pieces(make_redactor(settings, environ))
 
 
 def spec_secrets(settings: Settings) -> list[str]:

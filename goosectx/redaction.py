@@ -219,15 +219,15 @@ class Redactor:
         if not self._forms or not text:
             return text
         if not self._check.none_in_text(text):
-            text = _replaced(text, self._spans(text))
+            text = replaced(text, self._spans(text))
         if "\x1b" in text:  # a key split by ``ESC [0m``: looked for again without them
             plain = without_escapes(text)  # (the check and the regex read the same text)
             if plain != text and not self._check.none_in_text(plain):
-                text = _replaced(text, spans_with_escapes(text, self._spans(plain)))
+                text = replaced(text, spans_with_escapes(text, self._spans(plain)))
         if may_hold_escape(text):  # a key written as ``\\u0073…``: read again decoded
             reading = Unescaped(text, wide=self._wide)  # (checked around its escapes only)
             if reading.changed and not self._check.none_in(reading.windows(self._margin)):
-                text = _replaced(text, reading.spans(self._spans(reading.text)))
+                text = replaced(text, reading.spans(self._spans(reading.text)))
         return text
 
     def spans(self, text: str) -> list[tuple[int, int]]:
@@ -290,7 +290,7 @@ class Redactor:
         )  # (as :meth:`__call__` reads)
 
 
-def _replaced(text: str, spans: list[tuple[int, int]]) -> str:
+def replaced(text: str, spans: list[tuple[int, int]]) -> str:
     """``text`` with each of ``spans`` (in order, apart) ``[REDACTED]``, its lines kept."""
     pieces: list[str] = []
     pos = 0

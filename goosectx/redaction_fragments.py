@@ -14,6 +14,10 @@ one ``str.find`` per block over the text (in C), each hit widened both ways whil
 the secret and kept when 13+ long; a listed secret inside another (a key's core) adds none.
 A 1 MB reply and a 164-character key: 24 scans, a few ms (bench/redaction_keys.py).
 
+The 13 are counted after a key's vendor prefix (:func:`vendor_prefix_chars`: ``sk-ant-api03-``
+is 13 characters every Anthropic key starts with, ``sk-proj-`` 8): a test fixture, a format
+check or a doc quoting the prefix and a few characters is not a piece of the user's key.
+
 The same runs are redacted in a tool's output (:class:`WithPieces` around the tool context's
 redactor), a provider's error text and the ``--debug`` log (:func:`redact_known_pieces`).
 See docs/architecture.md §2 (redaction).
@@ -24,16 +28,33 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable
 
-from goosectx.redaction import REDACTED, known_redactor
+from goosectx.redaction import KEY_CORE_MIN_CHARS, REDACTED, known_redactor, replaced
+from goosectx.redaction_joined import finder_of
+from goosectx.redaction_separated import separated
 from goosectx.redaction_unescape import Unescaped, may_hold_escape
 
 FRAGMENT_MIN_CHARS = 13
 """The shortest run of a secret's characters redacted (and the shortest secret looked for)."""
 KEY_LIKE = re.compile(r"[A-Za-z0-9_\-+/=]+")
 """A secret whose runs are looked for: a key's or a token's characters (base64's too)."""
+_VENDOR_SEGMENT = re.compile(r"[a-z0-9]{1,12}[-_]")
 _BLOCK = 7
 """The piece looked for: blocks start every this many characters, so each run of
 :data:`FRAGMENT_MIN_CHARS` (7 + 7 - 1) holds one whole."""
+
+
+def vendor_prefix_chars(key: str, rest: int = KEY_CORE_MIN_CHARS) -> int:
+    """How many of ``key``'s first characters are a vendor's prefix (``sk-ant-api03-``: 13).
+
+    Runs of 1–12 lower-case letters or digits each ended by ``-`` or ``_``, in its first 24
+    characters (as :func:`goosectx.redaction.key_cores` reads them, lower-case only: a
+    random key's own ``Ab3dE-`` is not one), each followed by ``rest`` more characters.
+    """
+    pos = 0
+    while pos < 24 and (match := _VENDOR_SEGMENT.match(key, pos)) \
+            and len(key) - match.end() >= rest:
+        pos = match.end()
+    return pos
 
 
 class Fragments:
@@ -50,6 +71,7 @@ class Fragments:
                          if len(s) > FRAGMENT_MIN_CHARS and KEY_LIKE.fullmatch(s)},
                         key=len, reverse=True)
         values = [s for i, s in enumerate(longer) if not any(s in t for t in longer[:i])]
+        self._prefix = {s: vendor_prefix_chars(s) for s in values}
         self._blocks = [(s, q) for s in values  # (and the last 7, for a run at its end)
                         for q in {*range(0, len(s) - _BLOCK + 1, _BLOCK), len(s) - _BLOCK}]
 
@@ -103,7 +125,7 @@ class Fragments:
                 end, j = at + _BLOCK, q + _BLOCK
                 while end < len(text) and j < len(secret) and text[end] == secret[j]:
                     end, j = end + 1, j + 1
-                if end - start >= FRAGMENT_MIN_CHARS:
+                if j - max(i, self._prefix[secret]) >= FRAGMENT_MIN_CHARS:
                     found.append((start, end))
                 at = text.find(block, end)
         return found
@@ -127,6 +149,9 @@ def fragments_of(redact: Callable[[str], str] | None) -> Fragments | None:
 class WithPieces:
     """``redact`` followed by the redaction of each run of 13+ of its secrets' characters.
 
+    And between the two, of a key written as a list of its characters or bytes
+    (:mod:`goosectx.redaction_separated`: tool outputs, replies and names get it so).
+
     Attributes:
         inner: ``redact`` itself.
     """
@@ -141,12 +166,33 @@ class WithPieces:
         return list(getattr(self.inner, "secrets", ()))
 
     def __call__(self, text: str) -> str:
-        """``text`` redacted by ``inner``, then of each run of a secret's characters."""
+        """``text`` redacted by ``inner``, of a key as a list, of each run of its characters."""
         text = self.inner(text)
+        if (reading := separated(text)) is not None and (finder := finder_of(self.inner)) \
+                and finder.secrets and not finder.changes_none(
+                    reading.windows(6 * len(finder.secrets[0]))):
+            text = replaced(text, reading.spans(finder.spans(reading.text)))  # (6: "%XX" hex)
+        return self._fragments()(text)
+
+    def changes_none(self, texts: Iterable[str]) -> bool:
+        """True when redacting each of ``texts`` would give it back as it is.
+
+        ``inner``'s quick check of them (each redacted when it has none), then them joined by
+        NUL looked at for a block of a secret and a list (``False``: one may hold a secret).
+        """
+        texts = list(texts)
+        check = getattr(self.inner, "changes_none", None)
+        if check is None:
+            return all(self(t) == t for t in texts)
+        joined = "\0".join(texts)
+        return bool(check(texts)) and not self._fragments().found_in(joined) \
+            and separated(joined) is None
+
+    def _fragments(self) -> Fragments:
         key = tuple(self.secrets)
         if self._made is None or self._made[0] != key:
             self._made = (key, Fragments(key))
-        return self._made[1](text)
+        return self._made[1]
 
 
 def with_pieces(redact: Callable[[str], str]) -> WithPieces:
@@ -154,17 +200,23 @@ def with_pieces(redact: Callable[[str], str]) -> WithPieces:
     return redact if isinstance(redact, WithPieces) else WithPieces(redact)
 
 
-_known: tuple[object, Fragments] | None = None
+_known: WithPieces | None = None
 
 
 def redact_known_pieces(text: str) -> str:
     """``text`` redacted as :func:`goosectx.redaction.redact_known` does, and more.
 
-    Each run of 13+ of a known secret's characters too: for a provider's error text and the
-    debug log.
+    Each run of 13+ of a known secret's characters too, and a key written as a list
+    (:class:`WithPieces`): for a provider's error text, the debug log, and
+    :func:`goosectx.env_secrets.tool_output_redactor` without settings.
     """
+    return known_pieces()(text)
+
+
+def known_pieces() -> WithPieces:
+    """:func:`redact_known_pieces`' redactor now (made again when the known secrets change)."""
     global _known
     redactor = known_redactor()
-    if _known is None or _known[0] is not redactor:
-        _known = (redactor, Fragments(redactor.secrets))
-    return _known[1](redactor(text))
+    if _known is None or _known.inner is not redactor:
+        _known = WithPieces(redactor)
+    return _known

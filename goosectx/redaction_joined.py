@@ -35,7 +35,7 @@ def crossing_cuts(texts: Sequence[str], redact: Callable[[str], str]) -> Cuts:
     first, of the joins (the texts joined, when they are short): no key there (the common
     case), nothing else is read.
     """
-    finder = _finder(redact)
+    finder = finder_of(redact)
     tail = SecretTail.of(redact)
     if len(texts) < 2 or finder is None or tail is None or not finder.secrets:
         return {}
@@ -96,7 +96,7 @@ def turn_shares(deltas: Sequence[tuple[bool, str]], redact: Callable[[str], str]
     neighbours, :func:`crossing_cuts` reads them); then one quick check of the text joined.
     """
     turns = sum(1 for a, b in zip(deltas, deltas[1:], strict=False) if a[0] != b[0])
-    finder = _finder(redact)
+    finder = finder_of(redact)
     if turns < 2 or finder is None or not finder.secrets:
         return []
     joined = "".join(text for _, text in deltas)
@@ -129,7 +129,7 @@ def _hidden(text: str) -> str:
 _last: tuple[tuple[str, ...], Redactor] | None = None
 
 
-def _finder(redact: Callable[[str], str]) -> Redactor | None:
+def finder_of(redact: Callable[[str], str]) -> Redactor | None:
     """``redact`` itself when it is a :class:`Redactor`; else one of its ``secrets``."""
     global _last
     if isinstance(redact, Redactor):

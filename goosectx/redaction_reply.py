@@ -15,8 +15,9 @@ from typing import Any
 from goosectx.message import Message
 from goosectx.parts import Part, TextContent, ThinkingContent, ToolRequest
 from goosectx.redaction import REDACTED, Redactor
-from goosectx.redaction_fragments import fragments_of
+from goosectx.redaction_fragments import fragments_of, vendor_prefix_chars
 from goosectx.redaction_joined import crossing_cuts, with_cuts
+from goosectx.secret_names import MIN_SECRET_CHARS
 from goosectx.secret_tail import CUT_CHARS, SecretTail
 
 
@@ -61,10 +62,14 @@ def without_shares(message: Message, shares: list[str]) -> Message:
     part: a key whose start ended the first text and whose rest began the reasoning is no
     longer side by side in them (:func:`redacted_reply` reads only neighbours joined). What
     the live deltas redacted of it (``shares``: :func:`goosectx.stream_reply.stream_reply`'s)
-    is redacted wherever it is; shorter pieces say too little. The finished reply and the one
-    a cancel keeps (:func:`goosectx.turn.close_cancelled`) alike.
+    is redacted wherever it is: one of 12+ characters, or of 8+ after a vendor prefix
+    (:func:`goosectx.redaction_fragments.vendor_prefix_chars`: a 24-character key split 14 and
+    10 kept its 10 as they were); shorter pieces say too little, and redacted wherever they
+    are they would hide ordinary words (``sk-proj-`` alone too). The finished reply and the
+    one a cancel keeps (:func:`goosectx.turn.close_cancelled`) alike.
     """
-    pieces = [s for s in shares if len(s.strip()) >= CUT_CHARS]
+    pieces = [s for s in shares if len(s.strip()) >= CUT_CHARS or len(s.strip())
+              - vendor_prefix_chars(s.strip(), rest=0) >= MIN_SECRET_CHARS]
     if not pieces:
         return message
     return redacted_reply(message, _Each(pieces))

@@ -22,6 +22,7 @@ import bisect
 import functools
 import heapq
 import re
+from collections.abc import Iterable, Iterator
 
 _SLASH = r"\\\\?"  # (a JSON string inside a JSON string doubles each backslash)
 
@@ -96,34 +97,46 @@ def escaped_char(match: re.Match[str]) -> str:
     return chr(value) if value <= 0x10FFFF else "\ufffd"
 
 
+def _escapes(text: str, wide: bool) -> Iterator[tuple[int, int, str]]:
+    """Each backslash escape and HTML reference of ``text``: (start, end, its character)."""
+    slashed, entity = _READ[wide]
+    found = [r.finditer(text) for r, mark in ((slashed, "\\"), (entity, "&")) if mark in text]
+    matches = found[0] if len(found) == 1 else heapq.merge(*found, key=lambda m: m.start())
+    for match in matches:  # (in order: the two kinds never overlap)
+        yield match.start(), match.end(), escaped_char(match)
+
+
 class Unescaped:
     """``text`` read with its backslash escapes decoded (:attr:`text`), and the way back.
+
+    Or with ``tokens`` read so instead: each (start, end, character), in order and apart
+    (:mod:`goosectx.redaction_separated`: a key written as a list of its characters).
 
     Attributes:
         text: The reading; ``text`` itself when it has no escape.
     """
 
-    def __init__(self, text: str, *, wide: bool = False) -> None:
+    def __init__(self, text: str, *, wide: bool = False,
+                 tokens: Iterable[tuple[int, int, str]] | None = None) -> None:
         self._at: list[int] = []  # index in the reading of each escape's character
         self._starts: list[int] = []  # where that escape starts and ends in ``text``
         self._ends: list[int] = []
         self.text = text
         self._reversed: str | None = None  # the reading backwards (:meth:`_back`)
-        if not may_hold_escape(text):
-            return
+        if tokens is None:
+            if not may_hold_escape(text):
+                return
+            tokens = _escapes(text, wide)
         pieces: list[str] = []
         pos = size = 0
-        slashed, entity = _READ[wide]
-        found = [r.finditer(text) for r, mark in ((slashed, "\\"), (entity, "&")) if mark in text]
-        matches = found[0] if len(found) == 1 else heapq.merge(*found, key=lambda m: m.start())
-        for match in matches:  # (in order: the two kinds never overlap)
-            size += match.start() - pos
-            pieces += [text[pos:match.start()], escaped_char(match)]
+        for start, end, char in tokens:  # (in order, apart; each read as one character)
+            size += start - pos
+            pieces += [text[pos:start], char]
             self._at.append(size)
-            self._starts.append(match.start())
-            self._ends.append(match.end())
+            self._starts.append(start)
+            self._ends.append(end)
             size += 1
-            pos = match.end()
+            pos = end
         if pieces:
             pieces.append(text[pos:])
             self.text = "".join(pieces)

@@ -322,13 +322,15 @@ class Session:
         """The name, else the id: a secret the process knows in the name reads ``redacted``.
 
         A name stored before names were redacted (an older goosectx) may hold a key; each
-        notice that names the session draws it so (:func:`goosectx.redaction.redact_known`).
+        notice that names the session draws it so
+        (:func:`goosectx.env_secrets.tool_output_redactor`, as a tool output is).
         """
         if not self.name:
             return self.id
-        from goosectx.redaction import REDACTED, redact_known
+        from goosectx.env_secrets import tool_output_redactor
+        from goosectx.redaction import REDACTED
 
-        return redact_known(self.name).replace(REDACTED, "redacted")
+        return tool_output_redactor()(self.name).replace(REDACTED, "redacted")
 
     def note_context_figure(self, tokens: int, is_estimate: bool) -> None:
         """Keep ``tokens`` as :attr:`SessionState.context_figure`, for the messages held now."""

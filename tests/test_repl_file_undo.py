@@ -242,6 +242,22 @@ def test_a_file_holding_a_secret_value_is_not_kept(world: World,
     assert target.read_text().endswith("DEBUG=0\n")
 
 
+def test_a_file_quoting_only_the_vendor_prefix_of_the_key_is_kept_for_undo(
+        world: World, monkeypatch: pytest.MonkeyPatch) -> None:
+    # every Anthropic key starts with these 13 characters: a test fixture holding them and
+    # a made-up rest is no piece of the user's key, and /undo restores it
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-api03-Q7vX2mK9pL4sR6yH1zTwqAbCdEfGh")
+    target = world.workdir / "test_keys.py"
+    target.write_text('FAKE = "sk-ant-api03-XXXXXXXXXXXXXXXXXXXX"\nDEBUG = 1\n')
+    world.provider.add(ScriptedReply(tool_calls=[("text_editor", {
+        "command": "str_replace", "path": "test_keys.py", "old_str": "DEBUG = 1",
+        "new_str": "DEBUG = 0"})]), "ok")
+    out = world.run("turn debug off" + ENTER + "/undo" + ENTER + CTRL_D)
+    assert "/undo will not be able to restore" not in out and "secret value" not in out
+    assert "restored  test_keys.py" in out
+    assert target.read_text() == 'FAKE = "sk-ant-api03-XXXXXXXXXXXXXXXXXXXX"\nDEBUG = 1\n'
+
+
 def test_an_imported_turn_says_it_was_imported_not_each_call(world: World) -> None:
     from datetime import UTC, datetime, timedelta
 

@@ -21,32 +21,43 @@ KEY = "sk-proj-Q7vX2mK9pL4nR8sT1wY6zA3bC5dE0fG7hJ2kL9mN4pQ8rS1t"
 NAME = f"deploy-{KEY}"
 
 
-def _old_name(name: str) -> str:
-    """Give the one session the name ``name`` in the store; its id."""
+def _old_name(name: str, **more: str) -> str:
+    """Give the one session the name ``name`` (and ``more`` columns) in the store; its id."""
     from goosectx.config import load_settings
 
     with sqlite3.connect(load_settings().data_dir / "sessions.db") as conn:
-        conn.execute("UPDATE sessions SET name=?", (name,))
+        for column, value in {"name": name, **more}.items():
+            conn.execute(f"UPDATE sessions SET {column}=?", (value,))
         (session_id,) = conn.execute("SELECT id FROM sessions").fetchone()
     return str(session_id)
+
+
+def old_session(fake_model: FakeServer, monkeypatch: pytest.MonkeyPatch,
+                capsys: pytest.CaptureFixture[str], name: str, **more: str) -> str:
+    """A session run once, then stored as an old goosectx left it (``name``, ``more``)."""
+    fake_model.add({"text": "all deployed"})
+    cli(capsys, "run", "-t", "deploy it", "--name", "plain")
+    session_id = _old_name(name, **more)
+    monkeypatch.setenv("DEPLOY_TOKEN", KEY)  # this run's key
+    return session_id
 
 
 @pytest.fixture
 def old(fake_model: FakeServer, workdir: Path, monkeypatch: pytest.MonkeyPatch,
         capsys: pytest.CaptureFixture[str]) -> str:
-    fake_model.add({"text": "all deployed"})
-    cli(capsys, "run", "-t", "deploy it", "--name", "plain")
-    session_id = _old_name(NAME)
-    monkeypatch.setenv("DEPLOY_TOKEN", KEY)  # this run's key
-    return session_id
+    return old_session(fake_model, monkeypatch, capsys, NAME)
+
+
+def listed_and_found(capsys: pytest.CaptureFixture[str]) -> tuple[str, str, str, str]:
+    """``sessions list``, ``list --json``, ``search deployed``, ``search deployed --json``."""
+    return (cli(capsys, "sessions", "list")[0], cli(capsys, "sessions", "list", "--json")[0],
+            cli(capsys, "sessions", "search", "deployed")[0],
+            cli(capsys, "sessions", "search", "deployed", "--json")[0])
 
 
 def test_sessions_list_and_search_draw_an_old_name_redacted(
         old: str, capsys: pytest.CaptureFixture[str]) -> None:
-    listed, _ = cli(capsys, "sessions", "list")
-    as_json, _ = cli(capsys, "sessions", "list", "--json")
-    found, _ = cli(capsys, "sessions", "search", "deployed")
-    found_json, _ = cli(capsys, "sessions", "search", "deployed", "--json")
+    listed, as_json, found, found_json = listed_and_found(capsys)
     for text in (listed, as_json, found, found_json):
         assert KEY[8:20] not in text and KEY[-12:] not in text, text
     assert "deploy-redacted" in listed and old in listed

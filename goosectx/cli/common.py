@@ -69,10 +69,10 @@ def ref_of(name: str | None, session_id: str) -> str:
     The id for a name that holds a secret the process knows (stored before names were
     redacted): a hint would show it.
     """
-    from goosectx.redaction import redact_known
+    from goosectx.env_secrets import tool_output_redactor
 
     if (name and name_problem(name) is None and one_line_safe(name) == name
-            and redact_known(name) == name):
+            and tool_output_redactor()(name) == name):
         return name
     return session_id
 

@@ -54,20 +54,23 @@ def redact_secrets(sessions: list[Session], settings: Settings) -> list[str]:
         Per session, ``a secret of this environment was redacted in 1 tool call, …`` or ``""``
         when it held none.
     """
-    from goosectx.env_secrets import make_redactor
+    from goosectx.env_secrets import tool_output_redactor
 
-    redact = make_redactor(settings)
-    if not redact.secrets:  # nothing to look for: a long import pays nothing for it
+    shown = tool_output_redactor(settings)  # (names and titles: a key's 13+ characters too)
+    redact = shown.inner  # (make_redactor's: its quick check reads the messages)
+    assert isinstance(redact, Redactor)
+    if not shown.secrets:  # nothing to look for: a long import pays nothing for it
         return ["" for _ in sessions]
     notes = []
     for session in sessions:
         messages: list[Message | StoredMessage] = (
             session.stored_messages if session.stored_messages is not None
             else session.conversation.messages)  # type: ignore[assignment]  # (Messages only)
-        if _holds_none(session, messages, redact):  # the common case: one check, not one a string
+        named = _scrub_names(session, shown)
+        if not named and _holds_none(session, messages, redact):  # the common case: one check
             notes.append("")
             continue
-        found: dict[str, int] = {}
+        found: dict[str, int] = {"source field": named} if named else {}
         _scrub_session_fields(session, redact, found)
         ids = _Ids(redact, {p.id for m in messages for p in m.content
                             if isinstance(p, ToolRequest | ToolResponse)})
@@ -177,10 +180,10 @@ def error_without_secrets(error: GoosectxError, settings: Settings) -> GoosectxE
     the lines of an import that succeeds do (:func:`redact_secrets`'s redactor; a secret's start
     left by a cut too). ``error`` is changed in place.
     """
-    from goosectx.env_secrets import make_redactor
+    from goosectx.env_secrets import tool_output_redactor
     from goosectx.redaction import redact_cut_secrets
 
-    redact = make_redactor(settings)
+    redact = tool_output_redactor(settings)
     if not redact.secrets:
         return error
 
@@ -204,6 +207,21 @@ def redact_parts(parts: list[Part], redact: Redact, *, removed: str = "at import
     found: dict[str, int] = {}
     ids = _Ids(redact, {p.id for p in parts if isinstance(p, ToolRequest | ToolResponse)})
     return [_redacted(p, redact, ids, found, removed) for p in parts], found
+
+
+def _scrub_names(session: Session, shown: Redact) -> int:
+    """The session's name and title redacted as names are shown (``shown``); how many changed.
+
+    :func:`goosectx.env_secrets.tool_output_redactor`: a 13-character piece of a key in a
+    title is no form of it, and the listing would draw it ``[REDACTED]`` anyway.
+    """
+    changed = 0
+    for attr in ("name", "title"):
+        value = getattr(session, attr)
+        if isinstance(value, str) and (clean := shown(value)) != value:
+            setattr(session, attr, clean if attr != "name" else secret_free_name(clean))
+            changed += 1
+    return changed
 
 
 def _scrub_session_fields(session: Session, redact: Redact, found: dict[str, int]) -> None:
@@ -244,7 +262,7 @@ def _scrub_session_fields(session: Session, redact: Redact, found: dict[str, int
             entries[i] = replace(entry, model=model)
             changed += 1
     if changed:
-        found["source field"] = changed  # its id, working dir, model, title…
+        found["source field"] = found.get("source field", 0) + changed  # id, model, title…
 
 
 def secret_free_name(redacted: str) -> str:

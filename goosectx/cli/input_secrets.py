@@ -19,7 +19,7 @@ from goosectx.config import Settings
 from goosectx.parts import Part
 
 if TYPE_CHECKING:
-    from goosectx.redaction import Redactor
+    from goosectx.redaction_fragments import WithPieces
 
 Redact = Callable[[str], str]
 P = TypeVar("P", bound=Part)
@@ -28,7 +28,7 @@ P = TypeVar("P", bound=Part)
 class EnvironmentRedactor:
     """One REPL's redactor of this environment's secrets: made once, again when they change.
 
-    :func:`goosectx.env_secrets.make_redactor` of the settings, as the tools' is: compiling
+    :func:`goosectx.env_secrets.tool_output_redactor` of the settings, the tools': compiling
     it takes 1–9 ms with three keys in the environment, which every message, ``/search`` and
     input history entry paid. It is made at the first use, and made again only when the
     environment differs from the one it was made of (a variable set since) or an
@@ -39,7 +39,7 @@ class EnvironmentRedactor:
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
         self._environ: dict[str, str] | None = None
-        self._made: Redactor | None = None
+        self._made: WithPieces | None = None
         self._added = 0
 
     def __call__(self, text: str) -> str:
@@ -53,17 +53,19 @@ class EnvironmentRedactor:
     def changes_none(self, texts: Iterable[str]) -> bool:
         """True when redacting each of ``texts`` gives it back as it is (one quick check).
 
-        :meth:`goosectx.redaction.Redactor.changes_none`: the input history's entries at load.
+        :meth:`goosectx.redaction_fragments.WithPieces.changes_none`: the input history's
+        entries at load.
         """
         return self._redactor().changes_none(texts)
 
-    def _redactor(self) -> Redactor:
+    def _redactor(self) -> WithPieces:
         environ = dict(os.environ)
         added = len(self.settings.extensions.added)  # (an /extension add: its NAME=value)
         if self._made is None or environ != self._environ or added != self._added:
-            from goosectx.env_secrets import make_redactor
+            from goosectx.env_secrets import tool_output_redactor
 
-            self._made, self._environ = make_redactor(self.settings, environ), environ
+            self._made = tool_output_redactor(self.settings, environ)
+            self._environ = environ
             self._added = added
         return self._made
 
@@ -101,18 +103,18 @@ class InputSecrets:
 
     Args:
         redact: The tool outputs' redactor (``agent.redact``), or ``None`` for
-            :func:`goosectx.env_secrets.make_redactor` of ``settings`` (before the agent is
+            :func:`goosectx.env_secrets.tool_output_redactor` of ``settings`` (before the agent is
             built: a message saved while the model client loads).
         settings: Used when ``redact`` is ``None``.
     """
 
     def __init__(self, redact: Redact | None = None, settings: Settings | None = None) -> None:
         if redact is None:
-            from goosectx.env_secrets import make_redactor
+            from goosectx.env_secrets import tool_output_redactor
 
             if settings is None:
                 raise ValueError("InputSecrets needs a redactor or the settings")
-            redact = make_redactor(settings)
+            redact = tool_output_redactor(settings)
         self.redact = redact
         """The redactor used (the agent's, once it is built)."""
         self.found: list[str] = []

@@ -235,15 +235,15 @@ class InputHistory(FileHistory):
         path: The file (the data dir's ``repl_history``, made private: 0600).
         redact: Redacts this environment's secrets from an entry (the REPL's
             :class:`~goosectx.cli.input_secrets.EnvironmentRedactor`, which redacted the
-            message sent too); ``None``: :func:`goosectx.redaction.redact_known`.
+            message sent too); ``None``: :func:`goosectx.env_secrets.tool_output_redactor`.
     """
 
     def __init__(self, path: Path, redact: Callable[[str], str] | None = None) -> None:
         super().__init__(str(path))
         self.path = path
-        from goosectx.redaction import redact_known
+        from goosectx.env_secrets import tool_output_redactor
 
-        self.redact = redact or redact_known
+        self.redact = redact or tool_output_redactor()
         self.failure: OSError | None = None
         """The last write's error, until :meth:`take_problem` reports it."""
         self._reported = False

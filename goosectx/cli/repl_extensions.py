@@ -166,7 +166,8 @@ def completer(repl: Repl) -> Completer:
     from goosectx.cli.prompt import SlashCompleter
     from goosectx.cli.repl_mentions import MentionCompleter, extension_names
 
-    mentions = MentionCompleter(repl.session.working_dir, lambda: extension_names(repl))
+    mentions = MentionCompleter(repl.session.working_dir, lambda: extension_names(repl),
+                                repl.redact_input)
     from goosectx.cli.repl_sessions import resume_choices
 
     return merge_completers([SlashCompleter(repl._model_names, lambda: resume_choices(repl)),

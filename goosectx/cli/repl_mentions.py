@@ -28,6 +28,8 @@ if TYPE_CHECKING:
     from goosectx.attachment import Attachment
     from goosectx.cli.repl import Repl
 
+SECRET_NAME = "its name holds a secret: rename it to mention it"
+"""The menu's note beside a name that holds a secret (listed redacted, inserting nothing)."""
 MAX_COMPLETIONS = 200
 """Entries offered for one directory; a match past them is told by :class:`MoreNotListed`."""
 _WORD = re.compile(r"(?:^|\s)@((?:\\ |[^\s@])*)$")
@@ -112,15 +114,25 @@ class MoreNotListed(Completion):
 class MentionCompleter(Completer):
     """Completes the ``@path`` word before the cursor with files and directories.
 
+    A name holding a secret (a key saved as a file's name, ``sk-proj-….txt``) is listed
+    redacted, as a tool output would show it, and inserts nothing: the word stays as typed.
+    Inserted, the name would show whole on the prompt line (and stay in the scrollback),
+    and the message would be sent with it redacted (``@[REDACTED].txt``: no such file), so
+    the mention could not work either; the menu says to rename the file.
+
     Args:
         working_dir: Paths are relative to it; nothing outside it is offered.
         extension_names: The configured extension names (their ``NAME:`` words are not paths).
+        redact: The REPL's redactor (``Repl.redact_input``); ``None``:
+            :func:`goosectx.env_secrets.tool_output_redactor` of the secrets the process knows.
     """
 
     def __init__(self, working_dir: Path,
-                 extension_names: Callable[[], Collection[str]] = lambda: ()) -> None:
+                 extension_names: Callable[[], Collection[str]] = lambda: (),
+                 redact: Callable[[str], str] | None = None) -> None:
         self.working_dir = Path(os.path.abspath(working_dir))
         self.extension_names = extension_names
+        self.redact = redact
 
     def get_completions(self, document: Document, complete_event: CompleteEvent
                         ) -> Iterator[Completion]:
@@ -148,6 +160,11 @@ class MentionCompleter(Completer):
         from goosectx.tools.tree import gitignore_rules, is_ignored
 
         rules = gitignore_rules(base, self.working_dir)
+        redact = self.redact
+        if redact is None:
+            from goosectx.env_secrets import tool_output_redactor
+
+            redact = tool_output_redactor()
         shown = 0
         for entry in entries:  # MAX_COMPLETIONS entries, then MoreNotListed at one more
             if not entry.name.startswith(prefix) or entry.name == ".git":
@@ -160,8 +177,13 @@ class MentionCompleter(Completer):
             if shown == MAX_COMPLETIONS:
                 yield MoreNotListed()
                 return
-            text = (f"{folder}/" if folder else "") + entry.name + ("/" if is_dir else "")
-            yield Completion(mention_text(text), start_position=-len(partial),
-                             display=terminal_safe(entry.name + ("/" if is_dir else "")),
-                             display_meta="directory" if is_dir else "file")
+            name = entry.name + ("/" if is_dir else "")
+            text = (f"{folder}/" if folder else "") + name
+            if (clean := redact(name)) != name:  # the word stays as typed
+                yield Completion(partial, start_position=-len(partial),
+                                 display=terminal_safe(clean), display_meta=SECRET_NAME)
+            else:
+                yield Completion(mention_text(text), start_position=-len(partial),
+                                 display=terminal_safe(name),
+                                 display_meta="directory" if is_dir else "file")
             shown += 1

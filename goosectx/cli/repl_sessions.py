@@ -38,6 +38,14 @@ def _shown(repl: Repl, session: Session) -> str:
     return names_shown(repl.settings)(session.name) or session.id
 
 
+def _title(repl: Repl, title: str) -> str:
+    """``title`` as ``/sessions`` draws it (:func:`~goosectx.cli.sessions_list.named`).
+
+    By the REPL's redactor: :func:`goosectx.env_secrets.tool_output_redactor`, made once.
+    """
+    return repl.redact_input(title)
+
+
 def show_sessions(repl: Repl) -> None:
     """``/sessions``: the newest :data:`NEWEST_IN_REPL` sessions, this one marked ``*``."""
     repl_outcome.save_figure(repl)  # this session's row shows what the toolbar does
@@ -120,7 +128,7 @@ def resume(repl: Repl, ref: str) -> None:
     _switch(repl, session)
     repl.renderer.notice(terminal_safe(
         f"{left} · resumed {one_line_safe(_shown(repl, session))}"
-        + (f" ({session.title})" if session.title else "")
+        + (f" ({_title(repl, session.title)})" if session.title else "")
         + f" · {plural(len(session.conversation), 'message')}"
         + (f" · mode {choice.mode}" + (" (restored from this session)" if choice.restored
                                        else "") if changed else "")

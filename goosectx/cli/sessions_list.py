@@ -218,17 +218,24 @@ _Named = TypeVar("_Named", SessionSummary, SearchHit)
 
 
 def named(rows: Sequence[_Named], settings: Settings) -> list[_Named]:
-    """``rows`` with each name as it is drawn: a key of this run in one reads ``redacted``.
+    """``rows`` with each name and title as drawn: a key of this run in one is redacted.
 
-    A name stored before names were redacted (:func:`~goosectx.cli.sessions_names.names_shown`).
+    A name stored before names were redacted reads ``redacted``
+    (:func:`~goosectx.cli.sessions_names.names_shown`); a title (an import's, the first
+    message's: a 13-character piece of a key was stored in it) ``[REDACTED]``, as a tool
+    output would (:func:`goosectx.env_secrets.tool_output_redactor`). The table, ``--json``,
+    ``search``, ``/sessions`` and ``/resume`` + Tab all draw these.
     """
-    if not any(r.name for r in rows):
+    if not any(r.name or r.title for r in rows):
         return list(rows)
-    shown = names_shown(settings)
+    from goosectx.env_secrets import tool_output_redactor
+
+    redact = tool_output_redactor(settings)
+    shown = names_shown(settings, redact)
     out = []
     for r in rows:
-        name = shown(r.name)
-        out.append(r if name == r.name else replace(r, name=name))
+        name, title = shown(r.name), redact(r.title) if r.title else r.title
+        out.append(r if (name, title) == (r.name, r.title) else replace(r, name=name, title=title))
     return out
 
 
@@ -262,9 +269,10 @@ def search_sessions(settings: Settings, text: str, *, as_json: bool, limit: int 
              "updated": None if h.updated is None else h.updated.isoformat()}
             for h in hits], indent=2))
         return
-    from goosectx.env_secrets import make_redactor
+    from goosectx.env_secrets import tool_output_redactor
 
-    print_hits(_console(), hits, make_redactor(settings)(text))  # "No session mentions [REDACTED]"
+    said = tool_output_redactor(settings)(text)  # "No session mentions [REDACTED]"
+    print_hits(_console(), hits, said)
 
 
 def _search(store: SessionStore, text: str, limit: int) -> list[SearchHit]:

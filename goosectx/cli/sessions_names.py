@@ -28,9 +28,9 @@ def secret_free_name(settings: Settings, name: str) -> str:
     about it (too long, taken) quotes it redacted too.
     """
     from goosectx.cli.import_secrets import secret_free_name as readable
-    from goosectx.env_secrets import make_redactor
+    from goosectx.env_secrets import tool_output_redactor
 
-    clean = readable(make_redactor(settings)(name))
+    clean = readable(tool_output_redactor(settings)(name))
     if clean != name:
         sys.stderr.write(one_line_safe(
             "goosectx: a secret of this environment (an API key's value) was redacted from "
@@ -39,20 +39,22 @@ def secret_free_name(settings: Settings, name: str) -> str:
     return clean
 
 
-def names_shown(settings: Settings) -> Callable[[str | None], str | None]:
+def names_shown(settings: Settings, redact: Callable[[str], str] | None = None
+                ) -> Callable[[str | None], str | None]:
     """How a stored session name is drawn: each secret of this run read ``redacted``.
 
     A name stored before names were redacted (an older goosectx) may still hold a key:
     ``sessions list``, ``search``, ``show``, the exports and the REPL draw it as
     :func:`secret_free_name` would have stored it (no note). One redactor for the names of
-    a command; a name without a key is given back as it is.
+    a command (``redact``, else :func:`goosectx.env_secrets.tool_output_redactor` of
+    ``settings``); a name without a key is given back as it is.
     """
     from goosectx.cli.import_secrets import secret_free_name as readable
-    from goosectx.env_secrets import make_redactor
+    from goosectx.env_secrets import tool_output_redactor
 
-    redact = make_redactor(settings)
+    each = redact or tool_output_redactor(settings)
 
     def shown(name: str | None) -> str | None:
-        return readable(redact(name)) if name else name
+        return readable(each(name)) if name else name
 
     return shown

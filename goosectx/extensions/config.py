@@ -86,25 +86,27 @@ class ExtensionConfig:
         """The settings with no secret value: safe for the store, an export and the log.
 
         ``envs`` and ``headers`` keep their names only; ``env_keys`` are names already. A
-        secret the process knows (the provider's API key, a secret-looking variable's value)
+        secret the process knows (the provider's API key, a secret-looking variable's value, or
+        13+ of its characters: :func:`goosectx.env_secrets.tool_output_redactor`)
         written in ``cmd``, ``args``, ``cwd`` or the URL is ``[REDACTED]``, as are a URL's
         password and key-like query values; ``redacted`` then says the record is not the
         command line itself (a resume asks for the flag again).
         """
-        from goosectx.redaction import redact_known
+        from goosectx.env_secrets import tool_output_redactor
 
+        redact = tool_output_redactor()
         data: dict[str, Any] = {"name": self.name, "type": self.type, "origin": self.origin,
                                 "timeout_s": self.timeout_s,
                                 "startup_timeout_s": self.startup_timeout_s,
                                 "trusted": self.trusted}
         if self.type == "stdio":
-            cmd, args = redact_known(self.cmd), [redact_known(a) for a in self.args]
-            cwd = redact_known(self.cwd) if self.cwd else self.cwd
+            cmd, args = redact(self.cmd), [redact(a) for a in self.args]
+            cwd = redact(self.cwd) if self.cwd else self.cwd
             data.update(cmd=cmd, args=args, env_names=sorted(self.envs),
                         env_keys=list(self.env_keys), cwd=cwd)
             redacted = (cmd, args, cwd) != (self.cmd, list(self.args), self.cwd)
         else:
-            uri = redact_known(_strip_userinfo(self.uri))
+            uri = redact(_strip_userinfo(self.uri))
             data.update(uri=uri, header_names=sorted(self.headers))
             redacted = uri != self.uri
         if redacted:
@@ -113,11 +115,12 @@ class ExtensionConfig:
 
     def command_line(self) -> str:
         """``cmd args`` (stdio) or the URL, no known secret nor credential, for messages."""
-        from goosectx.redaction import redact_known
+        from goosectx.env_secrets import tool_output_redactor
 
+        redact = tool_output_redactor()
         if self.type == "stdio":
-            return redact_known(shlex.join([self.cmd, *self.args]))
-        return redact_known(_strip_userinfo(self.uri))
+            return redact(shlex.join([self.cmd, *self.args]))
+        return redact(_strip_userinfo(self.uri))
 
 
 def _strip_userinfo(uri: str) -> str:

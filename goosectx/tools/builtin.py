@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from goosectx.config import Settings
+from goosectx.env_secrets import tool_output_redactor
 from goosectx.private_mode import make_private_dir
-from goosectx.redaction_fragments import with_pieces
 from goosectx.tools.base import ToolContext, ToolRegistry
 from goosectx.tools.shell import ShellTool
 from goosectx.tools.text_editor import TextEditorTool
@@ -123,7 +123,7 @@ def make_tool_context(
 
     Returns:
         A context with ``env`` scrubbed by :func:`tool_env` and ``redact`` from
-        :func:`make_redactor`, both taken from ``os.environ`` now.
+        :func:`goosectx.env_secrets.tool_output_redactor`, both taken from ``os.environ`` now.
 
     Side effects:
         Creates ``<data_dir>/tool-output`` (mode 0700) for overflow files, if it can, and
@@ -145,5 +145,5 @@ def make_tool_context(
         max_output_chars=settings.tool_output_max_chars or DEFAULT_OUTPUT_MAX_CHARS,
         overflow_dir=overflow_dir,
         env=tool_env(settings),
-        redact=with_pieces(make_redactor(settings)),  # a key's 13+ characters too
+        redact=tool_output_redactor(settings),  # a key's 13+ characters too
     )
