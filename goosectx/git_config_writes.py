@@ -18,8 +18,9 @@ from __future__ import annotations
 
 import re
 
-from goosectx.option_table import OPTIONS, Does, option_hits
+from goosectx.option_table import JUDGED_OUTPUT, OPTIONS, Does, Hit, option_hits
 from goosectx.protected_paths import Where, protected_write
+from goosectx.shell_options import WGET_VALUED, long_option
 
 _COPIERS = frozenset({"cp", "mv", "install", "ln", "rsync"})
 _PASSES_ON = frozenset({
@@ -40,16 +41,18 @@ def writes_git_config(name: str, args: list[str], where: Where | None = None) ->
     The paths it writes: a redirection ``> PATH`` / ``>> PATH`` (``name`` is the operator),
     ``tee``'s files, ``dd of=PATH``, the file or dir an option writes to (``find -fprint
     PATH``, ``cp -t DIR``: :attr:`goosectx.option_table.Does.OUTPUT`, ``INTO``, ``WRITES``),
-    the target of ``cp``, ``install``, ``ln``, ``rsync`` (its last operand), every operand of
-    ``mv`` (it removes its sources: ``mv .git/HEAD x``) and of ``truncate``, each
+    the dir ``curl -O`` and ``wget`` save into when no option names one
+    (:func:`_saves_here`), the target of ``cp``, ``install``, ``ln``, ``rsync`` (its last
+    operand), every operand of ``mv`` (it removes its sources: ``mv .git/HEAD x``) and of
+    ``truncate``, each
     judged by :func:`goosectx.protected_paths.protected_write` in the dirs of ``where``
     (``.git/./hooks/x``, ``cd .git && tee HEAD``, ``.venv/lib/…/x.pth``); and any word, ``=``
     value or short option's glued value that names the git directory or a path in it, given to a
     program of :data:`_PASSES_ON` (``npm run lint -- -o .git/hooks/pre-commit``, ``make test
     PYTEST_ARGS=--basetemp=.git``: pytest empties its basetemp).
     """
-    hits = [hit for hit in option_hits(name, args) if hit.value is not None] if (
-        name in OPTIONS) else []
+    found = list(option_hits(name, args)) if name in OPTIONS else []
+    hits = [hit for hit in found if hit.value is not None]
     removed: list[str] = []
     if name in (">", ">>", "tee"):
         paths = [a for a in args if not a.startswith("-") or name != "tee"]
@@ -64,8 +67,9 @@ def writes_git_config(name: str, args: list[str], where: Where | None = None) ->
         paths = [a for k, a in enumerate(args) if not a.startswith("-") and (
             k == 0 or args[k - 1] not in ("-s", "-r", "--size", "--reference"))]
     else:
-        paths = []
-    paths += [str(hit.value) for hit in hits if hit.does in _WRITTEN]
+        paths = ["."] if _saves_here(name, found) else []  # cd .git && curl -O URL
+    paths += [str(hit.value) for hit in hits if hit.does in _WRITTEN and (
+        hit.value != "-" or name not in JUDGED_OUTPUT)]  # wget -O-: standard output
     for path, verb in [*((p, "writes") for p in paths), *((p, "removes") for p in removed)]:
         if why := protected_write(name, path, where, verb):
             return why
@@ -74,6 +78,20 @@ def writes_git_config(name: str, args: list[str], where: Where | None = None) ->
         return (f"it hands the git directory or a file in it to what {name} runs, whose options "
                 "the rules do not read: it may write a hook or git config, or empty it")
     return None
+
+
+def _saves_here(name: str, hits: list[Hit]) -> bool:
+    """True when ``name`` saves what it fetches in the dir it runs in, under a name it picks.
+
+    ``curl -O``/``-J``/``--remote-name-all`` (:attr:`~goosectx.option_table.Does.HERE`) but
+    with ``--output-dir``, ``wget`` but with ``-O``/``-P``: the dir or file named is judged.
+    """
+    if name == "curl":
+        return any(hit.does is Does.HERE for hit in hits) and not any(
+            hit.does is Does.INTO for hit in hits)
+    return name == "wget" and not any(hit.does is Does.INTO or long_option(
+        hit.word, "--output-document") or hit.word[:2] != "--" and next(
+        (c for c in hit.word[1:] if c in WGET_VALUED), "") == "O" for hit in hits)
 
 
 def _named(word: str) -> list[str]:
