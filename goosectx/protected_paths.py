@@ -9,7 +9,10 @@ installed code a later allowed command runs (a ``.pth`` file runs at every Pytho
 under an allowed ``pytest`` too). :func:`protected_write` judges the path normalised (``.``,
 ``..``, ``//``) and taken in each dir the command may run in (:class:`Where`, from the one walk
 of :func:`goosectx.shell_dirs.command_dirs`: ``cd .git/hooks && tee pre-commit``), and, where
-a symlink leads elsewhere, the file it reaches. What the command text shows, not a sandbox.
+a symlink leads elsewhere, the file it reaches. A relative path after a ``cd`` to a dir not
+known here (``cd "$X" && tee HEAD``) may be any of these: it asks. A worktree's ``.git`` file
+(``gitdir: DIR``) is followed to its git directory and the common one (hooks, config). What
+the command text shows, not a sandbox.
 
 Core module: no printing.
 """
@@ -74,12 +77,15 @@ def chdir_where(name: str, args: list[str], where: Where | None) -> Where | None
     return Where(where.root, chdir_dirs(name, args, where.dirs))
 
 
-def protected_write(who: str, path: str, where: Where | None, verb: str = "writes") -> str | None:
+def protected_write(who: str, path: str, where: Where | None, verb: str = "writes",
+                    git_only: bool = False) -> str | None:
     """Why ``who`` writing ``path`` may change what a later command runs, or ``None``.
 
     ``who``: the program, or ``>`` / ``>>`` for a redirection; ``verb``: what it does there
     (``removes``: ``mv``'s sources). ``where``: the project and the dirs the command may run
-    in; ``None``: judged on the text alone.
+    in; ``None``: judged on the text alone. A relative path in a dir not known here (``cd
+    "$X" && tee HEAD``) may be any of them. ``git_only``: the git directory only, and a
+    relative path after such a ``cd`` by its text (a word that may be no path).
     """
     if not path or "\0" in path:
         return None
@@ -89,23 +95,62 @@ def protected_write(who: str, path: str, where: Where | None, verb: str = "write
         candidates: list[tuple[Path, Path | None]] = [
             (Path(posixpath.normpath(written)), where.root if where else None)]
     else:
+        unknown = next((base for base in where.dirs if isinstance(base, Unknown)), None)
+        if unknown is not None and not git_only:
+            return (f"{who} {verb} {path} after {unknown.after}, in a dir not known here: it "
+                    "may be the git directory, a virtualenv or node_modules")
         candidates = [(Path(posixpath.normpath(path)), None) if isinstance(base, Unknown)
                       else (Path(os.path.normpath(base / written)), where.root)
                       for base in where.dirs]
+    tops = _git_dirs(where.root) if where is not None else ()
     for target, root in candidates:
-        why = _judged(f"{who} {verb}", target, root)
+        why = _judged(f"{who} {verb}", target, root, tops, git_only)
         if why is None and target.is_absolute() and root is not None:
             real = resolve(target)  # ln -s .git/hooks h; tee h/pre-commit
-            why = _judged(f"{who} {verb}", real, resolve(root)) if real != target else None
+            why = _judged(f"{who} {verb}", real, resolve(root), tops,
+                          git_only) if real != target else None
         if why is not None:
             return why
     return None
 
 
-def _judged(done: str, target: Path, root: Path | None) -> str | None:
+def _git_dirs(root: Path) -> tuple[Path, ...]:
+    """The git directories other than a ``.git`` one: ``$GIT_DIR``, a worktree's.
+
+    A worktree's (or a submodule's) ``.git`` is a file, ``gitdir: DIR``, in the project or a
+    dir above it: ``DIR`` and the common dir its ``commondir`` names (the hooks and config
+    every worktree uses), as written and resolved.
+    """
+    found: list[Path] = []
+    if git_dir := os.environ.get("GIT_DIR"):
+        found.append(Path(os.path.normpath(root / expand_user(git_dir))))
+    for up in (root, *root.parents):
+        dot_git = up / ".git"
+        if dot_git.is_dir():
+            break
+        try:
+            with open(dot_git, encoding="utf-8", errors="replace") as f:
+                line = f.readline(4096).strip()
+        except OSError:
+            continue
+        if line.startswith("gitdir:") and (named := line[7:].strip()):
+            top = Path(os.path.normpath(up / named))
+            found.append(top)
+            try:
+                common = (top / "commondir").read_text(encoding="utf-8", errors="replace")
+            except OSError:
+                common = ""
+            if common.strip():
+                found.append(Path(os.path.normpath(top / common.strip())))
+        break
+    return tuple(dict.fromkeys((*found, *map(resolve, found))))
+
+
+def _judged(done: str, target: Path, root: Path | None, tops: tuple[Path, ...] = (),
+            git_only: bool = False) -> str | None:
     """:func:`protected_write`'s reason for one normalised ``target`` (``root``: the project).
 
-    ``done``: who does what (``tee writes``, ``mv removes``).
+    ``done``: who does what (``tee writes``, ``mv removes``); ``tops``: :func:`_git_dirs`.
     """
     within = root is not None and target.is_absolute() and inside(target, root)
     parts = target.relative_to(root).parts if within and root is not None else target.parts
@@ -113,13 +158,13 @@ def _judged(done: str, target: Path, root: Path | None) -> str | None:
     lowered = [p.lower() for p in parts]
     if ".git" in lowered:
         return _in_git_dir(done, shown, parts[len(lowered) - lowered[::-1].index(".git"):])
-    git_dir = os.environ.get("GIT_DIR")
-    if git_dir and root is not None and target.is_absolute():
-        top = Path(os.path.normpath(root / expand_user(git_dir)))
+    for top in tops if target.is_absolute() else ():
         if inside(target, top):
             return _in_git_dir(done, shown, target.relative_to(top).parts)
     if _GLOBAL_CONFIG.fullmatch(str(target)):
         return f"{done} {shown}: {_CONFIG}"
+    if git_only:
+        return None
     if "node_modules" in lowered:
         return (f"{done} {shown} {_into(done)} node_modules: installed code a later npm, npx or "
                 "node command runs")

@@ -9,9 +9,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from rules_support import action_under_deny_rm
+from rules_support import DENY_RM, action_under_deny_rm, shell_verdict
 from test_reads_names_deletes import _verdict
 from test_reads_names_deletes import project as project  # the fixture
+
+from goosectx.permissions import PermissionRules
 
 
 @pytest.mark.parametrize("command", [
@@ -72,3 +74,120 @@ def test_a_download_to_a_sensitive_file_or_outside_asks(project: Path, command: 
     action, reason = _verdict(project, command)
     assert action == "ask", reason
     assert said in reason, reason
+
+
+@pytest.mark.parametrize(("command", "said"), [
+    ("touch .git/hooks/pre-commit", "touch writes .git/hooks/pre-commit: a hook"),
+    ("chmod +x .git/hooks/pre-commit", "chmod changes the mode of .git/hooks/pre-commit: a hook"),
+    ("chmod -R u+x .git", "chmod changes the mode of the git directory .git"),
+    ("install -m 755 a.txt .git/hooks/pre-commit", "install writes .git/hooks/pre-commit: a"),
+    ("ln -s ../../a.txt .git/hooks/pre-commit", "ln writes .git/hooks/pre-commit: a hook"),
+    ("cp -r sub .git/", "cp writes into the git directory .git"),
+    ("rsync a.txt .git/hooks/", "rsync writes .git/hooks: a hook"),
+    ("sed -i s/a/b/ .git/config", "sed writes .git/config: git config may set a command"),
+    ("sed -i.bak -e s/a/b/ a.txt .git/HEAD", "sed writes .git/HEAD in the git directory"),
+    ("cd .git && sed -i s/a/b/ config", "sed writes .git/config: git config"),
+])
+def test_a_hook_or_git_file_made_changed_or_edited_in_place_asks(project: Path, command: str,
+                                                                 said: str) -> None:
+    action, reason = _verdict(project, command)
+    assert action == "ask", reason
+    assert said in reason, reason
+    assert action_under_deny_rm(command) == "ask", command
+
+
+@pytest.mark.parametrize("command", [
+    "touch a.txt", "touch -d 2020-01-01 src/a.py", "chmod +x src/a.py", "chmod 644 a.txt",
+    "sed -i s/a/b/ a.txt", "sed -n 1p .git/HEAD", "cd .git && cat HEAD",
+])
+def test_such_commands_on_project_files_run(project: Path, command: str) -> None:
+    action, reason = _verdict(project, command)
+    assert action == "run", reason
+
+
+_HANDED = "it hands the git directory or a file in it to what"
+
+
+@pytest.mark.parametrize("command", [
+    "cd .git && make test ARGS=-oHEAD",
+    "cd .git/hooks && npm run lint -- --output-file=pre-commit",
+    "cd .git && make test PYTEST_ARGS=--basetemp=.",
+    "cd src && npx jest --outputFile=../.git/HEAD",
+    "make test ARGS=-o.git/HEAD",
+])
+def test_a_project_script_handed_a_git_file_from_a_cd_asks(project: Path, command: str) -> None:
+    action, reason = _verdict(project, command)
+    assert action == "ask", reason
+    assert _HANDED in reason, reason
+    assert action_under_deny_rm(command) == "ask", command
+
+
+@pytest.mark.parametrize("command", [
+    "cd src && make test ARGS=-oout.txt", "make test", "cd src && npm run lint -- -o x.json",
+    "cd .git && cd .. && make test ARGS=-oHEAD",
+])
+def test_a_project_script_handed_project_files_runs(project: Path, command: str) -> None:
+    action, reason = _verdict(project, command)
+    assert action == "run", reason
+
+
+@pytest.mark.parametrize(("command", "said"), [
+    ('cd "$X" && tee HEAD', "tee writes HEAD after cd $X, in a dir not known here"),
+    ("cd - && cp a.txt hooks/pre-commit", "cp writes hooks/pre-commit after cd -, in a dir not"),
+    ('cd "$X" && echo x > config', "a redirection writes config after cd $X, in a dir not"),
+    ("popd; touch HEAD", "touch writes HEAD after popd, in a dir not known here"),
+    ('cd "$D" && curl -O https://x/pre-commit', "curl writes . after cd $D, in a dir not"),
+])
+def test_a_write_after_a_cd_to_an_unknown_dir_asks_in_auto_mode(project: Path, command: str,
+                                                                said: str) -> None:
+    verdict = shell_verdict(DENY_RM, command, "auto", working_dir=project)
+    assert verdict.action == "ask", verdict.reason
+    assert said in verdict.reason, verdict.reason
+    assert "it may be the git directory, a virtualenv or node_modules" in verdict.reason
+
+
+@pytest.mark.parametrize("command", [
+    'cd "$X" && cat HEAD', 'cd "$X" && tee /tmp/out.txt', 'cd "$X" && make test',
+    'cd "$X" && echo x > /dev/null', "cd src && tee out.txt",
+])
+def test_no_write_after_an_unknown_cd_runs_in_auto_mode(project: Path, command: str) -> None:
+    verdict = shell_verdict(DENY_RM, command, "auto", working_dir=project)
+    assert verdict.action == "run", verdict.reason
+
+
+@pytest.fixture
+def worktree(tmp_path: Path) -> tuple[Path, Path]:
+    """A worktree whose ``.git`` file names a bare repository's ``worktrees/wt`` dir."""
+    repo = tmp_path / "repo.git"
+    (repo / "hooks").mkdir(parents=True)
+    (repo / "worktrees" / "wt").mkdir(parents=True)
+    (repo / "worktrees" / "wt" / "commondir").write_text("../..\n")
+    work = tmp_path / "wt"
+    (work / "src").mkdir(parents=True)
+    (work / ".git").write_text(f"gitdir: {repo}/worktrees/wt\n")
+    return work, repo
+
+
+@pytest.mark.parametrize(("written", "said"), [
+    ("{repo}/hooks/pre-commit", "{repo}/hooks/pre-commit: a hook is a command a later git"),
+    ("{repo}/config", "{repo}/config: git config may set"),
+    ("{repo}/worktrees/wt/HEAD", "{repo}/worktrees/wt/HEAD in the git directory"),
+    ("../../repo.git/hooks/post-checkout", "{repo}/hooks/post-checkout: a hook"),
+])
+def test_a_worktrees_git_directory_is_followed_from_its_git_file(
+        worktree: tuple[Path, Path], written: str, said: str) -> None:
+    work, repo = worktree
+    command = f"tee {written.format(repo=repo)}"
+    asked = shell_verdict(DENY_RM, command, "auto", working_dir=work / "src")
+    assert asked.action == "ask", asked.reason
+    assert said.format(repo=repo) in asked.reason, asked.reason
+    verdict = shell_verdict(PermissionRules(allow=("shell(tee*)",)), command, "smart_approve",
+                            working_dir=work / "src")
+    assert verdict.action == "ask", verdict.reason
+
+
+def test_a_worktrees_own_files_are_written_as_before(worktree: tuple[Path, Path]) -> None:
+    work, _repo = worktree
+    verdict = shell_verdict(PermissionRules(allow=("shell(tee*)",)), "tee src/out.txt",
+                            "smart_approve", working_dir=work)
+    assert verdict.action == "run", verdict.reason
