@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from goosectx.sensitive import expand_user, inside, resolve
-from goosectx.shell_dirs import Dir, Unknown, chdir_dirs, command_dirs
+from goosectx.shell_dirs import Dir, Unknown, Walked, chdir_dirs, command_dirs
 
 _MOVES = re.compile(r"\b(?:cd|pushd|popd)\b")
 """A line without these runs every part in the working dir: no walk needed."""
@@ -56,12 +56,21 @@ class LineDirs:
         return Where(self.root, self.by_text.get(text, default))
 
 
-def line_dirs(command: str, working_dir: Path) -> LineDirs:
-    """The dirs of every part of ``command``, inner lines' too (``bash -c 'cd .git && …'``)."""
+def moves(command: str) -> bool:
+    """True when ``command`` may run a part elsewhere than the working dir (a ``cd``)."""
+    return _MOVES.search(command) is not None
+
+
+def line_dirs(command: str, working_dir: Path, walked: Walked | None = None) -> LineDirs:
+    """The dirs of every part of ``command``, inner lines' too (``bash -c 'cd .git && …'``).
+
+    ``walked``: the line's walk, when the caller has it (the decision's one walk, shared
+    with the path checks: :func:`goosectx.approval.decide`).
+    """
     found = LineDirs(working_dir)
-    if not _MOVES.search(command):
+    if not moves(command):
         return found
-    for part, dirs in command_dirs(command, working_dir):
+    for part, dirs in command_dirs(command, working_dir) if walked is None else walked:
         known = found.by_text.get(part.text, ())
         found.by_text[part.text] = tuple(dict.fromkeys((*known, *dirs)))
     return found
