@@ -1,8 +1,11 @@
 """Write targets under allow rules, judged as ``tee``'s are (round 28): ``curl -o out.html URL``
 and ``wget -O f URL`` asked whatever the file; now the file is judged as a write target — it
 asks in the git directory, a virtualenv or ``node_modules``, on a sensitive file or outside
-the project — and ``curl -O``/``wget`` saving in the dir they run in judge that dir
-(docs/architecture.md §4)."""
+the project — and ``curl -O``/``wget`` saving in the dir they run in judge that dir. Also:
+``touch``/``chmod``/``sed -i`` of a git file, a write after a ``cd`` to a dir not known here, a
+worktree's ``.git`` file, words a make or npm script is handed in a ``cd``'s dir, and the
+project venv's interpreter named relative to ``make -C`` or by ``$PWD`` (docs/architecture.md
+§4)."""
 
 from __future__ import annotations
 
@@ -12,6 +15,8 @@ import pytest
 from rules_support import DENY_RM, action_under_deny_rm, shell_verdict
 from test_reads_names_deletes import _verdict
 from test_reads_names_deletes import project as project  # the fixture
+from test_rule_redirects_links_reasons import _asks, _runs
+from test_rule_redirects_links_reasons import work as work  # the fixture: a venv as venv makes
 
 from goosectx.permissions import PermissionRules
 
@@ -191,3 +196,28 @@ def test_a_worktrees_own_files_are_written_as_before(worktree: tuple[Path, Path]
     verdict = shell_verdict(PermissionRules(allow=("shell(tee*)",)), "tee src/out.txt",
                             "smart_approve", working_dir=work)
     assert verdict.action == "run", verdict.reason
+
+
+@pytest.mark.parametrize("command", [
+    "make -C src PYTHON=../.venv/bin/python test", "make -Csrc PYTHON=../.venv/bin/python3",
+    "make --directory=src PYTHON=../.venv/bin/python", "make -sC src PY=../.venv/bin/python",
+    "make PYTHON=$PWD/.venv/bin/python test", 'make "PYTHON=$PWD/.venv/bin/python3"',
+    "make -C src PYTHON=$PWD/.venv/bin/python", "cd src && make PYTHON=$PWD/../.venv/bin/python",
+    "make PYTHON=${PWD}/.venv/bin/python", "make -j4 -C src PYTHON=../.venv/bin/python",
+])
+def test_the_venv_interpreter_given_relative_to_make_c_or_by_pwd_runs(work: Path,
+                                                                      command: str) -> None:
+    _runs(work, command)
+
+
+@pytest.mark.parametrize(("command", "said"), [
+    ("make -C src PYTHON=.venv/bin/python", "outside the project"),  # src/.venv: none
+    ("make PYTHON=../.venv/bin/python", "PYTHON=../.venv/bin/python is outside the project"),
+    ('make -C "$D" PYTHON=../.venv/bin/python', "outside the project"),
+    ("make PYTHON=$HOME/.venv/bin/python", "outside the project"),
+    ("make PYTHON=$(pwd)/.venv/bin/python", "make PYTHON= holds a command or shell syntax"),
+    ("make -C src PYTHON=../outlink", "outside the project"),
+])
+def test_make_values_that_are_not_the_projects_venv_interpreter_still_ask(
+        work: Path, command: str, said: str) -> None:
+    _asks(work, command, said)
