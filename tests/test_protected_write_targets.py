@@ -21,6 +21,14 @@ from test_rule_redirects_links_reasons import work as work  # the fixture: a ven
 from goosectx.permissions import PermissionRules
 
 
+def _asked(work: Path, command: str, said: str, in_auto: bool = True) -> None:
+    """It asks saying ``said``; ``in_auto``: in auto mode under a deny rule only, too."""
+    action, reason = _verdict(work, command)
+    assert action == "ask", reason
+    assert said in reason, reason
+    assert not in_auto or action_under_deny_rm(command) == "ask", command
+
+
 @pytest.mark.parametrize("command", [
     "curl -o out.html https://example.com/",
     "curl -sSLo build/page.html https://example.com/",
@@ -37,8 +45,12 @@ from goosectx.permissions import PermissionRules
     "cd .git && wget -qO- https://example.com/",
     "cd .git && curl -o - https://example.com/",
     "patch -o out.py a.txt fix.diff",
+    "touch a.txt", "touch -d 2020-01-01 src/a.py", "chmod +x src/a.py", "chmod 644 a.txt",
+    "sed -i s/a/b/ a.txt", "sed -n 1p .git/HEAD", "cd .git && cat HEAD",
+    "cd src && make test ARGS=-oout.txt", "make test", "cd src && npm run lint -- -o x.json",
+    "cd .git && cd .. && make test ARGS=-oHEAD",
 ])
-def test_a_download_into_the_project_runs(project: Path, command: str) -> None:
+def test_a_download_or_write_into_the_project_runs(project: Path, command: str) -> None:
     action, reason = _verdict(project, command)
     assert action == "run", reason
 
@@ -60,9 +72,7 @@ def test_a_download_into_the_project_runs(project: Path, command: str) -> None:
 ])
 def test_a_download_where_a_later_command_runs_it_asks(project: Path, command: str,
                                                        said: str) -> None:
-    action, reason = _verdict(project, command)
-    assert action == "ask", reason
-    assert said in reason, reason
+    _asked(project, command, said, in_auto=False)
     assert action_under_deny_rm(command) == "ask", command  # auto mode, deny rules only
 
 
@@ -76,9 +86,7 @@ def test_a_download_where_a_later_command_runs_it_asks(project: Path, command: s
 ])
 def test_a_download_to_a_sensitive_file_or_outside_asks(project: Path, command: str,
                                                         said: str) -> None:
-    action, reason = _verdict(project, command)
-    assert action == "ask", reason
-    assert said in reason, reason
+    _asked(project, command, said, in_auto=False)
 
 
 @pytest.mark.parametrize(("command", "said"), [
@@ -95,19 +103,7 @@ def test_a_download_to_a_sensitive_file_or_outside_asks(project: Path, command: 
 ])
 def test_a_hook_or_git_file_made_changed_or_edited_in_place_asks(project: Path, command: str,
                                                                  said: str) -> None:
-    action, reason = _verdict(project, command)
-    assert action == "ask", reason
-    assert said in reason, reason
-    assert action_under_deny_rm(command) == "ask", command
-
-
-@pytest.mark.parametrize("command", [
-    "touch a.txt", "touch -d 2020-01-01 src/a.py", "chmod +x src/a.py", "chmod 644 a.txt",
-    "sed -i s/a/b/ a.txt", "sed -n 1p .git/HEAD", "cd .git && cat HEAD",
-])
-def test_such_commands_on_project_files_run(project: Path, command: str) -> None:
-    action, reason = _verdict(project, command)
-    assert action == "run", reason
+    _asked(project, command, said)
 
 
 _HANDED = "it hands the git directory or a file in it to what"
@@ -121,19 +117,7 @@ _HANDED = "it hands the git directory or a file in it to what"
     "make test ARGS=-o.git/HEAD",
 ])
 def test_a_project_script_handed_a_git_file_from_a_cd_asks(project: Path, command: str) -> None:
-    action, reason = _verdict(project, command)
-    assert action == "ask", reason
-    assert _HANDED in reason, reason
-    assert action_under_deny_rm(command) == "ask", command
-
-
-@pytest.mark.parametrize("command", [
-    "cd src && make test ARGS=-oout.txt", "make test", "cd src && npm run lint -- -o x.json",
-    "cd .git && cd .. && make test ARGS=-oHEAD",
-])
-def test_a_project_script_handed_project_files_runs(project: Path, command: str) -> None:
-    action, reason = _verdict(project, command)
-    assert action == "run", reason
+    _asked(project, command, _HANDED)
 
 
 @pytest.mark.parametrize(("command", "said"), [
