@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 
 from goosectx.option_table import JUDGED_OUTPUT, OPTIONS, Does, Hit, option_hits
-from goosectx.protected_paths import Where, protected_write
+from goosectx.protected_paths import Where, git_dirs, names_git_dir, protected_write
 from goosectx.sed_script import SED, in_place_files
 from goosectx.shell_options import WGET_VALUED, long_option
 
@@ -79,11 +79,12 @@ def writes_git_config(name: str, args: list[str], where: Where | None = None) ->
         paths = ["."] if _saves_here(name, found) else []  # cd .git && curl -O URL
     paths += [str(hit.value) for hit in hits if hit.does in _WRITTEN and (
         hit.value != "-" or name not in JUDGED_OUTPUT)]  # wget -O-: standard output
+    tops = git_dirs(where) if paths or removed else ()  # once for all the paths
     for path, done in [*((p, "writes") for p in paths), *((p, verb) for p in removed)]:
-        if why := protected_write(name, path, where, done):
+        if why := protected_write(name, path, where, done, tops):
             return why
-    if name in _PASSES_ON and any(protected_write(name, path, where, git_only=True)
-                                  for word in args for path in _named(word)):
+    if name in _PASSES_ON and names_git_dir([path for word in args for path in _named(word)],
+                                            where):
         return (f"it hands the git directory or a file in it to what {name} runs, whose options "
                 "the rules do not read: it may write a hook or git config, or empty it")
     return None

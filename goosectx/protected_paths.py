@@ -87,50 +87,70 @@ def chdir_where(name: str, args: list[str], where: Where | None) -> Where | None
 
 
 def protected_write(who: str, path: str, where: Where | None, verb: str = "writes",
-                    git_only: bool = False) -> str | None:
+                    tops: tuple[Path, ...] | None = None) -> str | None:
     """Why ``who`` writing ``path`` may change what a later command runs, or ``None``.
 
     ``who``: the program, or ``>`` / ``>>`` for a redirection; ``verb``: what it does there
     (``removes``: ``mv``'s sources). ``where``: the project and the dirs the command may run
     in; ``None``: judged on the text alone. A relative path in a dir not known here (``cd
-    "$X" && tee HEAD``) may be any of them. ``git_only``: the git directory only, and a
-    relative path after such a ``cd`` by its text (a word that may be no path).
+    "$X" && tee HEAD``) may be any of them. ``tops``: :func:`git_dirs` of ``where``, when the
+    caller judges many paths.
     """
     if not path or "\0" in path:
         return None
     who = "a redirection" if who in (">", ">>") else who
-    written = expand_user(path)
-    if where is None or written.is_absolute():
-        candidates: list[tuple[Path, Path | None]] = [
-            (Path(posixpath.normpath(written)), where.root if where else None)]
-    else:
-        unknown = next((base for base in where.dirs if isinstance(base, Unknown)), None)
-        if unknown is not None and not git_only:
-            return (f"{who} {verb} {path} after {unknown.after}, in a dir not known here: it "
-                    "may be the git directory, a virtualenv or node_modules")
-        candidates = [(Path(posixpath.normpath(path)), None) if isinstance(base, Unknown)
-                      else (Path(os.path.normpath(base / written)), where.root)
-                      for base in where.dirs]
-    tops = _git_dirs(where.root) if where is not None else ()
-    for target, root in candidates:
-        why = _judged(f"{who} {verb}", target, root, tops, git_only)
+    unknown = next((base for base in where.dirs if isinstance(base, Unknown)), None) if (
+        where is not None and not expand_user(path).is_absolute()) else None
+    if unknown is not None:
+        return (f"{who} {verb} {path} after {unknown.after}, in a dir not known here: it "
+                "may be the git directory, a virtualenv or node_modules")
+    tops = git_dirs(where) if tops is None else tops
+    for target, root in _candidates(path, where):
+        why = _judged(f"{who} {verb}", target, root, tops)
         if why is None and target.is_absolute() and root is not None:
             real = resolve(target)  # ln -s .git/hooks h; tee h/pre-commit
-            why = _judged(f"{who} {verb}", real, resolve(root), tops,
-                          git_only) if real != target else None
+            why = _judged(f"{who} {verb}", real, resolve(root), tops) if real != target else None
         if why is not None:
             return why
     return None
 
 
-def _git_dirs(root: Path) -> tuple[Path, ...]:
+def names_git_dir(paths: list[str], where: Where | None) -> bool:
+    """True when one of ``paths`` is the git directory or a path in it, or git's config.
+
+    Each taken in the dirs of ``where`` as written (``cd .git && make ARGS=-oHEAD``), no link
+    followed; after a ``cd`` to a dir not known here, by its text: words a program hands on
+    may be no paths at all.
+    """
+    tops = git_dirs(where) if paths else ()
+    moved = where is not None and any(isinstance(base, Path) and ".git" in str(base).lower()
+                                      for base in where.dirs)  # cd .git && make ARGS=-oHEAD
+    if not tops and not moved:  # then only a word naming it reaches it: the others skipped
+        paths = [p for p in paths if ".git" in p.lower() or "git/config" in p.lower()]
+    return any(_judged("", target, root, tops, git_only=True) is not None
+               for path in paths if path and "\0" not in path
+               for target, root in _candidates(path, where))
+
+
+def _candidates(path: str, where: Where | None) -> list[tuple[Path, Path | None]]:
+    """``path`` normalised in each dir of ``where``, with the project it is judged in."""
+    written = expand_user(path)
+    if where is None or written.is_absolute():
+        return [(Path(posixpath.normpath(written)), where.root if where else None)]
+    return [(Path(posixpath.normpath(path)), None) if isinstance(base, Unknown)
+            else (Path(os.path.normpath(base / written)), where.root) for base in where.dirs]
+
+
+def git_dirs(where: Where | None) -> tuple[Path, ...]:
     """The git directories other than a ``.git`` one: ``$GIT_DIR``, a worktree's.
 
     A worktree's (or a submodule's) ``.git`` is a file, ``gitdir: DIR``, in the project or a
     dir above it: ``DIR`` and the common dir its ``commondir`` names (the hooks and config
     every worktree uses), as written and resolved.
     """
-    found: list[Path] = []
+    if where is None:
+        return ()
+    root, found = where.root, []
     if git_dir := os.environ.get("GIT_DIR"):
         found.append(Path(os.path.normpath(root / expand_user(git_dir))))
     for up in (root, *root.parents):
@@ -159,7 +179,7 @@ def _judged(done: str, target: Path, root: Path | None, tops: tuple[Path, ...] =
             git_only: bool = False) -> str | None:
     """:func:`protected_write`'s reason for one normalised ``target`` (``root``: the project).
 
-    ``done``: who does what (``tee writes``, ``mv removes``); ``tops``: :func:`_git_dirs`.
+    ``done``: who does what (``tee writes``, ``mv removes``); ``tops``: :func:`git_dirs`.
     """
     within = root is not None and target.is_absolute() and inside(target, root)
     parts = target.relative_to(root).parts if within and root is not None else target.parts
