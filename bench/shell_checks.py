@@ -5,6 +5,9 @@ What ``approval`` runs on a shell command a rule allows: ``sensitive_words`` and
 ``shell_dirs.command_dirs``. Lines: one ``cat`` of 199 files, 40 ``cd sub && cat a ../b``
 pairs, a ``bash -c`` of 150 words. Baselines, same run: ``lex`` of the same line (the reading
 the rules do anyway), and the walk alone (``command_dirs``: lexing plus following each cd).
+The whole decision (``approval.decide`` under ``shell(cd*)``, ``shell(cat*)``,
+``shell(bash*)``) on the same lines, against the walk alone, with the number of walks of the
+line it makes (the rules' ``cd`` dirs and both path checks share one: target 1).
 The project is made under the temp dir; files are named but mostly missing, as in real use.
 
 Usage: ``python bench/shell_checks.py [--quick]``.
@@ -64,6 +67,46 @@ def run(quick: bool = False) -> list[Figure]:
                 f"both path checks, {name} (ms/call)", both, "ms", "lex of the same line",
                 lexed, f"≤ {CHECKS_MAX_MS:g} ms", both <= CHECKS_MAX_MS,
                 note=f"{name}: the walk alone (lex + cds + bash -c lines) {walked:.2f} ms"))
+        figures += _decisions(work, repeat)
+    return figures
+
+
+def _decisions(work: Path, repeat: int) -> list[Figure]:
+    """The decision on each line, timed against the walk alone; its walks of the line counted."""
+    from goosectx import approval, protected_paths, sensitive_shell, shell_dirs, shell_paths
+    from goosectx.approval import ApprovalContext, decide
+    from goosectx.permissions import PermissionRules
+
+    rules = PermissionRules(allow=("shell(cd*)", "shell(cat*)", "shell(bash*)"))
+    users = [m for m in (approval, protected_paths, sensitive_shell, shell_paths)
+             if hasattr(m, "command_dirs")]  # the modules that start a walk of the line
+    walks: list[str] = []
+
+    def counted(command: str, *args: Any, **kwargs: Any) -> Any:
+        walks.append(command)
+        return shell_dirs.command_dirs(command, *args, **kwargs)
+
+    figures = []
+    for name, line in _lines().items():
+        ctx = ApprovalContext(mode="smart_approve", tool_name="shell", read_only=False,
+                              working_dir=work, arguments={"command": line}, rules=rules)
+        walks.clear()
+        for module in users:
+            module.command_dirs = counted  # type: ignore[attr-defined]
+        try:
+            decide(ctx)
+        finally:
+            for module in users:
+                module.command_dirs = shell_dirs.command_dirs  # type: ignore[attr-defined]
+        walked = median_time_s(lambda line=line: list(shell_dirs.command_dirs(line, work)),
+                               repeat=repeat) * 1e3
+        decided = median_time_s(lambda ctx=ctx: decide(ctx), repeat=repeat) * 1e3
+        figures.append(Figure(
+            f"walks of the line per decision, {name}", len(walks), "walks", "", None, "≤ 1",
+            len(walks) <= 1))
+        figures.append(Figure(
+            f"the decision, {name} (ms/call)", decided, "ms", "the walk alone", walked, "info",
+            None))
     return figures
 
 

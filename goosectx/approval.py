@@ -51,6 +51,7 @@ from goosectx.approval_types import (
 )
 from goosectx.conversation import ToolRequest
 from goosectx.permissions import CANNOT_CHECK, PermissionRules, match_rules, names_path
+from goosectx.protected_paths import moves
 from goosectx.read_target import judge
 from goosectx.sensitive import (
     expand_user,
@@ -154,7 +155,11 @@ def _sensitive_named(ctx: ApprovalContext, allow_rules: tuple[str, ...] = (),
 def _permission_rules(ctx: ApprovalContext) -> ApprovalVerdict | None:
     if not ctx.rules:
         return None
-    found = match_rules(ctx.rules, ctx.tool_name, ctx.arguments, ctx.working_dir)
+    command = ctx.arguments.get("command")
+    line = command if ctx.tool_name == "shell" and isinstance(command, str) else None
+    walked = list(command_dirs(line, ctx.working_dir)) if line is not None and moves(
+        line) else None  # one walk of a line with a cd: the rules' dirs and both checks
+    found = match_rules(ctx.rules, ctx.tool_name, ctx.arguments, ctx.working_dir, walked)
     named = ", ".join(found.rules)
     if found.kind == "deny":
         return ApprovalVerdict("deny", f"denied by a permission rule: {named}",
@@ -166,9 +171,8 @@ def _permission_rules(ctx: ApprovalContext) -> ApprovalVerdict | None:
         return ApprovalVerdict("ask", f"a permission rule asks: {named}", rule_bound=True)
     if found.kind != "allow" or ctx.write_target is not None:
         return None
-    command = ctx.arguments.get("command")
-    walked = list(command_dirs(command, ctx.working_dir)) if ctx.tool_name == "shell" and (
-        isinstance(command, str)) else None  # one walk of the line for both checks
+    if line is not None and walked is None:
+        walked = list(command_dirs(line, ctx.working_dir))  # no cd: match_rules walked none
     grant = (f"the allow rule {named} does" if len(found.rules) == 1
              else f"the allow rules {named} do")  # cd src && cat .env: shell(cd*), shell(cat*)
     if (secret := _sensitive_named(ctx, found.rules, walked)) is not None:  # cat .env, shell(cat*)

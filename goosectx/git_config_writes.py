@@ -18,8 +18,10 @@ from __future__ import annotations
 
 import re
 
-from goosectx.option_table import OPTIONS, Does, option_hits
-from goosectx.protected_paths import Where, protected_write
+from goosectx.option_table import JUDGED_OUTPUT, OPTIONS, Does, Hit, option_hits
+from goosectx.protected_paths import Where, git_dirs, names_git_dir, protected_write
+from goosectx.sed_script import SED, in_place_files
+from goosectx.shell_options import WGET_VALUED, long_option
 
 _COPIERS = frozenset({"cp", "mv", "install", "ln", "rsync"})
 _PASSES_ON = frozenset({
@@ -30,8 +32,9 @@ _PASSES_ON = frozenset({
 reads (``npm run lint -- -o F``, ``make test ARGS=-oF``, ``cargo test -- …``)."""
 _WRITTEN = (Does.OUTPUT, Does.INTO, Does.WRITES)
 _SHORT_GLUED = re.compile(r"-[A-Za-z]")
-_IN_GIT_DIR = re.compile(r"(?:^|.*/)\.git(?:/.*)?")
-"""The git directory or a path in it (``.git``, ``.git/hooks/pre-commit``, ``./.git/HEAD``)."""
+_VALUED = {"truncate": ("-s", "-r", "--size", "--reference"),
+           "touch": ("-d", "-r", "-t", "--date", "--reference")}
+_MODE = re.compile(r"[0-7]+|(?:[ugoa]*[-+=][rwxXstugo]*,?)+")
 
 
 def writes_git_config(name: str, args: list[str], where: Where | None = None) -> str | None:
@@ -40,17 +43,22 @@ def writes_git_config(name: str, args: list[str], where: Where | None = None) ->
     The paths it writes: a redirection ``> PATH`` / ``>> PATH`` (``name`` is the operator),
     ``tee``'s files, ``dd of=PATH``, the file or dir an option writes to (``find -fprint
     PATH``, ``cp -t DIR``: :attr:`goosectx.option_table.Does.OUTPUT`, ``INTO``, ``WRITES``),
-    the target of ``cp``, ``install``, ``ln``, ``rsync`` (its last operand), every operand of
-    ``mv`` (it removes its sources: ``mv .git/HEAD x``) and of ``truncate``, each
-    judged by :func:`goosectx.protected_paths.protected_write` in the dirs of ``where``
+    the dir ``curl -O`` and ``wget`` save into when no option names one
+    (:func:`_saves_here`), the target of ``cp``, ``install``, ``ln``, ``rsync`` (its last
+    operand), every operand of ``mv`` (it removes its sources: ``mv .git/HEAD x``) and of
+    ``truncate`` and ``touch`` (``touch .git/hooks/x`` makes a hook), the files ``chmod``
+    changes and ``sed -i`` edits, each judged by
+    :func:`goosectx.protected_paths.protected_write` in the dirs of ``where``
     (``.git/./hooks/x``, ``cd .git && tee HEAD``, ``.venv/lib/…/x.pth``); and any word, ``=``
     value or short option's glued value that names the git directory or a path in it, given to a
     program of :data:`_PASSES_ON` (``npm run lint -- -o .git/hooks/pre-commit``, ``make test
-    PYTEST_ARGS=--basetemp=.git``: pytest empties its basetemp).
+    PYTEST_ARGS=--basetemp=.git``: pytest empties its basetemp; ``cd .git && make ARGS=-oHEAD``:
+    judged in the dirs of ``where`` too).
     """
-    hits = [hit for hit in option_hits(name, args) if hit.value is not None] if (
-        name in OPTIONS) else []
+    found = list(option_hits(name, args)) if name in OPTIONS else []
+    hits = [hit for hit in found if hit.value is not None]
     removed: list[str] = []
+    verb = "removes"
     if name in (">", ">>", "tee"):
         paths = [a for a in args if not a.startswith("-") or name != "tee"]
     elif name == "dd":
@@ -60,20 +68,46 @@ def writes_git_config(name: str, args: list[str], where: Where | None = None) ->
         into = any(hit.does is Does.INTO for hit in hits)
         paths = [] if into else operands[-1:]
         removed = operands if name == "mv" else []
-    elif name == "truncate":  # truncate -s0 .git/index: every operand is emptied or cut
+    elif name in ("truncate", "touch"):  # truncate -s0 .git/index, touch .git/hooks/x
         paths = [a for k, a in enumerate(args) if not a.startswith("-") and (
-            k == 0 or args[k - 1] not in ("-s", "-r", "--size", "--reference"))]
+            k == 0 or args[k - 1] not in _VALUED[name])]
+    elif name == "chmod":  # chmod +x .git/hooks/pre-commit: a hook made to run
+        paths, removed, verb = [], _mode_operands(args), "changes the mode of"
+    elif name in SED:
+        paths = in_place_files(name, args)  # sed -i s/x/y/ .git/config
     else:
-        paths = []
-    paths += [str(hit.value) for hit in hits if hit.does in _WRITTEN]
-    for path, verb in [*((p, "writes") for p in paths), *((p, "removes") for p in removed)]:
-        if why := protected_write(name, path, where, verb):
+        paths = ["."] if _saves_here(name, found) else []  # cd .git && curl -O URL
+    paths += [str(hit.value) for hit in hits if hit.does in _WRITTEN and (
+        hit.value != "-" or name not in JUDGED_OUTPUT)]  # wget -O-: standard output
+    tops = git_dirs(where) if paths or removed else ()  # once for all the paths
+    for path, done in [*((p, "writes") for p in paths), *((p, verb) for p in removed)]:
+        if why := protected_write(name, path, where, done, tops):
             return why
-    if name in _PASSES_ON and any(_IN_GIT_DIR.fullmatch(path) for word in args
-                                  for path in _named(word)):
+    if name in _PASSES_ON and names_git_dir([path for word in args for path in _named(word)],
+                                            where):
         return (f"it hands the git directory or a file in it to what {name} runs, whose options "
                 "the rules do not read: it may write a hook or git config, or empty it")
     return None
+
+
+def _saves_here(name: str, hits: list[Hit]) -> bool:
+    """True when ``name`` saves what it fetches in the dir it runs in, under a name it picks.
+
+    ``curl -O``/``-J``/``--remote-name-all`` (:attr:`~goosectx.option_table.Does.HERE`) but
+    with ``--output-dir``, ``wget`` but with ``-O``/``-P``: the dir or file named is judged.
+    """
+    if name == "curl":
+        return any(hit.does is Does.HERE for hit in hits) and not any(
+            hit.does is Does.INTO for hit in hits)
+    return name == "wget" and not any(hit.does is Does.INTO or long_option(
+        hit.word, "--output-document") or hit.word[:2] != "--" and next(
+        (c for c in hit.word[1:] if c in WGET_VALUED), "") == "O" for hit in hits)
+
+
+def _mode_operands(args: list[str]) -> list[str]:
+    """The files ``chmod ARGS`` changes: its operands but the mode (none with ``--reference``)."""
+    operands = [a for a in args if not a.startswith("-") or _MODE.fullmatch(a)]
+    return operands[0 if any(long_option(a, "--reference") for a in args) else 1:]
 
 
 def _named(word: str) -> list[str]:

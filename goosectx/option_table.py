@@ -6,7 +6,8 @@ reads, some of its options make it write a file the rules never judge as a write
 paths whole (``git diff --no-index``), read the files a list or its input names (``sort
 --files0-from=-``, ``tar -T list``, ``zip -@``, ``git rm --pathspec-from-file=F``), take its
 command's arguments from a file (``parallel -a F``), run a program file (``make -f F``), or
-write its output to a named file (``find -fprint F``, judged as a write target). :data:`OPTIONS`
+write its output to a named file (``find -fprint F``, judged as a write target; curl's, wget's
+and patch's output files are only judged so, as their rules let them write). :data:`OPTIONS`
 says which, per program (``"git add"`` for a subcommand); :func:`option_hits` is the one
 lookup, read by :mod:`goosectx.option_writes`, :mod:`goosectx.hidden_names`,
 :mod:`goosectx.git_config_writes` and :func:`goosectx.shell_runners.hidden_program`.
@@ -40,6 +41,8 @@ class Does(Enum):
     (:mod:`goosectx.option_writes`); read for git config and hooks too."""
     INTO = "writes into the directory named"
     """Likewise: ``cp -t DIR``, a git directory gets a ``config``."""
+    HERE = "writes into the directory it runs in, under a name the URL or server gives"
+    """Judged as a write of that dir (:mod:`goosectx.git_config_writes`): ``curl -O``/``-J``."""
     RUNS = "runs another program or takes settings its rule does not show"
     """Always asks: ``cargo --config 'target.X.runner=…'``, ``go test -exec``, ``mypy
     --install-types`` (runs pip), ``rg --hostname-bin=P`` (rg 14 runs P); ``sort
@@ -183,17 +186,29 @@ CURL_VALUED = "AbcCdDeEFHKmoPQrtTuUwxXyYz"
 """curl's short options that take a value (``-o FILE``, ``-d DATA``, ``-H HEADER`` …)."""
 _CURL = (Option(Does.OUTPUT, letters="oDc", valued=CURL_VALUED, longs=(
     "--output", "--dump-header", "--cookie-jar", "--trace", "--trace-ascii", "--libcurl",
-    "--etag-save", "--stderr", "--output-dir", "--hsts", "--alt-svc")),)
+    "--etag-save", "--stderr", "--hsts", "--alt-svc")),
+         Option(Does.INTO, longs=("--output-dir",)),
+         Option(Does.HERE, letters="OJ", valued=CURL_VALUED, longs=(
+             "--remote-name", "--remote-name-all", "--remote-header-name")))
 """curl's options naming a file it writes (``-o``, ``-D`` headers, ``-c`` cookies, traces,
-``--stderr``, the ``--hsts``/``--alt-svc`` caches) or the dir ``-O``/``-J`` write into; ``-``
-is standard output. Its reads (``-F name=@F``, ``-d @F``, ``file:`` URLs) are judged as the
+``--stderr``, the ``--hsts``/``--alt-svc`` caches), the dir ``-O``/``-J`` write into
+(``--output-dir``), or, without it, the dir it runs in (``-O``, ``-J``, ``--remote-name-all``);
+``-`` is standard output. Its reads (``-F name=@F``, ``-d @F``, ``file:`` URLs) are judged as the
 word's paths: :func:`goosectx.glob_words.value_names`."""
-_WGET = (Option(Does.OUTPUT, letters="oaOP", valued=WGET_VALUED, longs=(
-    "--output-document", "--output-file", "--append-output", "--directory-prefix",
-    "--save-cookies", "--hsts-file", "--warc-file")),)
+_WGET = (Option(Does.OUTPUT, letters="oaO", valued=WGET_VALUED, longs=(
+    "--output-document", "--output-file", "--append-output", "--save-cookies", "--hsts-file",
+    "--warc-file")), Option(Does.INTO, letters="P", valued=WGET_VALUED,
+                            longs=("--directory-prefix",)))
 """wget's options naming the file it saves to (``-O``), logs to (``-o``, ``-a``), the dir it
-saves into (``-P``), its cookie and HSTS files; ``-`` is standard output. Its ``-e CMD``:
-:func:`goosectx.shell_options.wget_writes`."""
+saves into (``-P``; without it or ``-O``, the dir it runs in), its cookie and HSTS files; ``-``
+is standard output. Its ``-e CMD``: :func:`goosectx.shell_options.wget_writes`."""
+PATCH_VALUED = "BdDFgioprVxYz"
+"""patch's short options that take a value (``-o OUTFILE``, ``-r REJECTS``, ``-d DIR`` …)."""
+_PATCH = (Option(Does.OUTPUT, longs=("--output", "--reject-file"), letters="or",
+                 valued=PATCH_VALUED),
+          Option(Does.INTO, longs=("--directory",), letters="d", valued=PATCH_VALUED))
+"""``patch -o F`` writes the patched file to F, ``-r F`` its rejects; ``-d DIR`` patches the
+files the diff names in DIR (those names are the diff's, not the command line's)."""
 _PIP = (Option(Does.OUTPUT, longs=("--log", "--log-file", "--local-log", "--cache-dir",
                                    "--report")),)
 """``pip … --log F`` appends its log to F, ``--cache-dir D`` writes there, ``--report F``."""
@@ -239,10 +254,15 @@ OPTIONS: dict[str, tuple[Option, ...]] = {
     "ruff": (*_LINTER_OUTPUT, Option(Does.ARGUMENTS, starts=("@",))), "eslint": _LINTER_OUTPUT,
     "prettier": (Option(Does.OUTPUT, longs=("--cache-location",)),),
     "compileall": (Option(Does.LIST, letters="i", valued="rdspxjoe"),),  # python -m compileall
-    "curl": _CURL, "wget": _WGET, "pip": _PIP, "pip3": _PIP,
+    "curl": _CURL, "wget": _WGET, "patch": _PATCH, "pip": _PIP, "pip3": _PIP,
     "git grep": (Option(Does.UNTRACKED, longs=("--untracked", "--no-exclude-standard")),),
 }
 """Per program (or ``"program subcommand"``), its options that do what its words do not show."""
+JUDGED_OUTPUT = frozenset({"curl", "wget", "patch"})
+"""Programs whose rule lets them write the files their :attr:`Does.OUTPUT` options name: those
+are judged as write targets, as ``tee``'s are (:mod:`goosectx.git_config_writes`, the
+sensitive-file and outside checks), not asked (``curl -o out.html URL`` runs, ``curl -o
+.git/hooks/x URL`` asks); their ``-`` is standard output (``wget -O-``, ``patch -o -``)."""
 _CACHE = frozenset({"--cache", "--cache-strategy"})
 _TAR_KNOWN = frozenset({"--file"})
 """``tar --file=A`` names the archive: no prefix of ``--files-from``."""

@@ -34,7 +34,7 @@ import stat
 from pathlib import Path
 
 from goosectx.option_table import KNOWN, TAR_VALUED, table_name
-from goosectx.shell_options import long_option, option_value, short_value
+from goosectx.shell_options import long_option, option_value, short_value, value_at
 
 _PLAIN = re.compile(r"[a-z0-9_+-]+(?:,[a-z0-9_+-]+)*|\d+\.\d+")
 """A value that names no file a plugin may write: a lowercase word, a list of them, a number."""
@@ -171,6 +171,42 @@ def make_settings(name: str, args: list[str]) -> str | None:
                                               and not _FLAG_NAMES.fullmatch(found[1])):
             return (f"{name} {found[1]}= holds a command or shell syntax a recipe using it runs, "
                     "which the rules do not read")
+    return None
+
+
+_MAKE_VALUED = "fIoWE"
+"""make's short options that take a value (``-f FILE``, ``-I DIR`` …), but ``-C``."""
+
+
+def make_directories(args: list[str]) -> list[str] | None:
+    """The dirs ``make ARGS`` moves to before it runs, in order (``-C a -C b``: ``a/b``).
+
+    ``-C DIR``, ``-CDIR``, ``-sC DIR``, ``--directory=DIR`` / ``--directory DIR`` (a prefix
+    too), read up to ``--``; ``None`` when one is missing or computed (``-C "$X"``).
+    """
+    found: list[str] = []
+    for i, word in enumerate(args):
+        if word == "--":
+            break
+        if long_option(word, "--directory"):
+            value = option_value(args, i, ("--directory",))
+        elif word[:1] == "-" and word[:2] != "--" and (at := _make_chdir(word)) is not None:
+            value = word[at + 1:] or value_at(args, i + 1)
+        else:
+            continue
+        if not value or "$" in value or "`" in value:
+            return None
+        found.append(value)
+    return found
+
+
+def _make_chdir(word: str) -> int | None:
+    """The index of ``C`` in make's short-option cluster ``word`` (``-sC``), or ``None``."""
+    for k in range(1, len(word)):
+        if word[k] == "C":
+            return k
+        if word[k] in _MAKE_VALUED or word[k] in "jl" and word[k + 1:k + 2].isdigit():
+            return None  # -fC: C is -f's file; -j4
     return None
 
 

@@ -9,7 +9,8 @@ every file below ``.``, ``.env`` included. Such a call asks (docs/architecture.m
 permission rules). The options are :data:`goosectx.option_table.OPTIONS`' that do
 :attr:`~goosectx.option_table.Does.WRITES` or :attr:`~goosectx.option_table.Does.WHOLE`
 (``--outp=``, a unique prefix, counts), or :attr:`~goosectx.option_table.Does.OUTPUT` into
-a file but a stream (``sort -o /dev/stdout`` runs; ``ruff check -o``, ``go test
+a file but a stream (``sort -o /dev/stdout`` runs; curl's, wget's and patch's:
+:data:`JUDGED_OUTPUT`; ``ruff check -o``, ``go test
 -cpuprofile``, ``tsc --outDir``, ``mypy --junit-xml`` too), an option that runs a program or
 takes settings (:attr:`~goosectx.option_table.Does.RUNS`: ``cargo --config``, ``go test
 -exec``, ``mypy --install-types``); and a pytest plugin's option, or a make variable, go
@@ -18,15 +19,13 @@ takes settings (:attr:`~goosectx.option_table.Does.RUNS`: ``cargo --config``, ``
 
 from __future__ import annotations
 
-from goosectx.option_table import CURL_VALUED, Does, option_hits
+from goosectx.option_table import CURL_VALUED, JUDGED_OUTPUT, Does, option_hits
 from goosectx.option_values import option_values
 from goosectx.shell_options import long_option, option_value, short_value, wget_writes
 from goosectx.split_outputs import split_writes
 
 STREAMS = frozenset({"/dev/stdout", "/dev/stderr", "/dev/null"})
 """What an output option may name and write no file."""
-DASH_STDOUT = frozenset({"curl", "wget"})
-"""Programs whose output option takes ``-`` as standard output (``curl -D -``, ``wget -O-``)."""
 TERMINAL_VALUES = {"--cov-report": frozenset({
     "term", "term-missing", "term:skip-covered", "term-missing:skip-covered"})}
 """Values of a writing option that write no file (pytest-cov's report to the terminal)."""
@@ -46,7 +45,7 @@ def option_writes(name: str, args: list[str]) -> str | None:
             continue  # pytest --cov-report=term-missing: printed, no file
         if hit.does in (Does.WRITES, Does.WHOLE, Does.RUNS, Does.SETS, Does.SENDS,
                         Does.UNTRACKED) or hit.does is Does.OUTPUT and hit.value is not None and (
-                hit.value not in STREAMS and (hit.value != "-" or hit.program not in DASH_STDOUT)):
+                hit.value not in STREAMS and hit.program not in JUDGED_OUTPUT):
             return f"{hit.program} {hit.word.partition('=')[0]} {hit.does.value}"
     if name == "curl" and (form := curl_write_out(args)) is not None:
         return f"curl -w {form} writes its output to a file, which the rules do not judge"

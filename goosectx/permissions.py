@@ -51,6 +51,7 @@ from goosectx.rule_offer import suggested_rule
 from goosectx.sed_script import in_place_unnamed
 from goosectx.sensitive import rule_paths
 from goosectx.shell_command import CommandForms, command_forms, shell_parts
+from goosectx.shell_dirs import Walked
 from goosectx.shell_lexer import lex
 from goosectx.shell_subcommands import subcommand_forms
 from goosectx.shell_unchecked import unchecked
@@ -121,15 +122,15 @@ def call_subjects(tool_name: str, arguments: Mapping[str, Any],
     return [CommandForms((subject,), subject)]
 
 
-def _shell_subjects(command: str,
-                    working_dir: Path) -> tuple[list[CommandForms], dict[int, int]]:
+def _shell_subjects(command: str, working_dir: Path, walked: Walked | None = None,
+                    ) -> tuple[list[CommandForms], dict[int, int]]:
     """The forms of each part of a shell line, and each ``< FILE`` part's command.
 
     The second: the index of a plain input redirection's part (:attr:`Part.input_of
     <goosectx.shell_words.Part.input_of>`) → the index of the command it gives FILE to, for
     :func:`match_rules` to let that command's allow rule cover it.
     """
-    dirs = line_dirs(command, working_dir)  # cd .git && tee HEAD: where each part runs
+    dirs = line_dirs(command, working_dir, walked)  # cd .git && tee HEAD: where each part runs
     kept = [(p, _with_subcommands(f)) for p in lex(command)
             if (f := command_forms(p, command, dirs)).all or f.unreadable]  # not a lone `fi`
     index = {id(p): k for k, (p, _f) in enumerate(kept)}
@@ -231,7 +232,7 @@ def _parsed(rule: str) -> tuple[str | None, str | None]:
 
 
 def match_rules(rules: PermissionRules, tool_name: str, arguments: Mapping[str, Any],
-                working_dir: Path) -> RuleMatch:
+                working_dir: Path, walked: Walked | None = None) -> RuleMatch:
     """The rules' verdict on one call.
 
     Deny when any form of any part matches a deny rule, else ask when any form of any part
@@ -240,11 +241,13 @@ def match_rules(rules: PermissionRules, tool_name: str, arguments: Mapping[str, 
     when EVERY part's unquoted form (as the shell reads it, wrappers and assignments kept)
     matches an allow rule, so does every command a wrapper in it starts
     (:attr:`CommandForms.started`: ``shell(find*)`` covers ``find``, not the ``rm`` of its
-    ``-exec``), and every part is one the rules can read; otherwise no verdict.
+    ``-exec``), and every part is one the rules can read; otherwise no verdict. ``walked``:
+    a shell line's walk (:func:`goosectx.shell_dirs.command_dirs`), when the caller has it.
     """
     command = arguments.get("command")
-    subjects, owners = _shell_subjects(command, working_dir) if tool_name == "shell" and isinstance(
-        command, str) else (call_subjects(tool_name, arguments, working_dir), {})
+    subjects, owners = _shell_subjects(command, working_dir, walked) if (
+        tool_name == "shell" and isinstance(command, str)) else (
+        call_subjects(tool_name, arguments, working_dir), {})
     subjects = subjects or [CommandForms(("",), "")]
     for kind in ("deny", "ask"):
         hits = [r for s in subjects for r in matching_rules(getattr(rules, kind), tool_name,

@@ -118,3 +118,12 @@ def not_paths(args: list[str]) -> set[int]:
     if language == "awk":
         found |= {i for i in operands[0 if given else 1:] if _ASSIGNMENT.match(args[i])}
     return found
+
+
+def file_operands(args: list[str]) -> list[str]:
+    """The operands of a grep, sed or awk call (``args``: its name first) that name files."""
+    read = _read(args)
+    if read is None:
+        return []
+    text = not_paths(args)
+    return [args[i] for i in read[1] if i not in text]

@@ -9,7 +9,10 @@ installed code a later allowed command runs (a ``.pth`` file runs at every Pytho
 under an allowed ``pytest`` too). :func:`protected_write` judges the path normalised (``.``,
 ``..``, ``//``) and taken in each dir the command may run in (:class:`Where`, from the one walk
 of :func:`goosectx.shell_dirs.command_dirs`: ``cd .git/hooks && tee pre-commit``), and, where
-a symlink leads elsewhere, the file it reaches. What the command text shows, not a sandbox.
+a symlink leads elsewhere, the file it reaches. A relative path after a ``cd`` to a dir not
+known here (``cd "$X" && tee HEAD``) may be any of these: it asks. A worktree's ``.git`` file
+(``gitdir: DIR``) is followed to its git directory and the common one (hooks, config). What
+the command text shows, not a sandbox.
 
 Core module: no printing.
 """
@@ -23,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from goosectx.sensitive import expand_user, inside, resolve
-from goosectx.shell_dirs import Dir, Unknown, chdir_dirs, command_dirs
+from goosectx.shell_dirs import Dir, Unknown, Walked, chdir_dirs, command_dirs
 
 _MOVES = re.compile(r"\b(?:cd|pushd|popd)\b")
 """A line without these runs every part in the working dir: no walk needed."""
@@ -53,12 +56,21 @@ class LineDirs:
         return Where(self.root, self.by_text.get(text, default))
 
 
-def line_dirs(command: str, working_dir: Path) -> LineDirs:
-    """The dirs of every part of ``command``, inner lines' too (``bash -c 'cd .git && …'``)."""
+def moves(command: str) -> bool:
+    """True when ``command`` may run a part elsewhere than the working dir (a ``cd``)."""
+    return _MOVES.search(command) is not None
+
+
+def line_dirs(command: str, working_dir: Path, walked: Walked | None = None) -> LineDirs:
+    """The dirs of every part of ``command``, inner lines' too (``bash -c 'cd .git && …'``).
+
+    ``walked``: the line's walk, when the caller has it (the decision's one walk, shared
+    with the path checks: :func:`goosectx.approval.decide`).
+    """
     found = LineDirs(working_dir)
-    if not _MOVES.search(command):
+    if not moves(command):
         return found
-    for part, dirs in command_dirs(command, working_dir):
+    for part, dirs in command_dirs(command, working_dir) if walked is None else walked:
         known = found.by_text.get(part.text, ())
         found.by_text[part.text] = tuple(dict.fromkeys((*known, *dirs)))
     return found
@@ -74,38 +86,100 @@ def chdir_where(name: str, args: list[str], where: Where | None) -> Where | None
     return Where(where.root, chdir_dirs(name, args, where.dirs))
 
 
-def protected_write(who: str, path: str, where: Where | None, verb: str = "writes") -> str | None:
+def protected_write(who: str, path: str, where: Where | None, verb: str = "writes",
+                    tops: tuple[Path, ...] | None = None) -> str | None:
     """Why ``who`` writing ``path`` may change what a later command runs, or ``None``.
 
     ``who``: the program, or ``>`` / ``>>`` for a redirection; ``verb``: what it does there
     (``removes``: ``mv``'s sources). ``where``: the project and the dirs the command may run
-    in; ``None``: judged on the text alone.
+    in; ``None``: judged on the text alone. A relative path in a dir not known here (``cd
+    "$X" && tee HEAD``) may be any of them. ``tops``: :func:`git_dirs` of ``where``, when the
+    caller judges many paths.
     """
     if not path or "\0" in path:
         return None
     who = "a redirection" if who in (">", ">>") else who
-    written = expand_user(path)
-    if where is None or written.is_absolute():
-        candidates: list[tuple[Path, Path | None]] = [
-            (Path(posixpath.normpath(written)), where.root if where else None)]
-    else:
-        candidates = [(Path(posixpath.normpath(path)), None) if isinstance(base, Unknown)
-                      else (Path(os.path.normpath(base / written)), where.root)
-                      for base in where.dirs]
-    for target, root in candidates:
-        why = _judged(f"{who} {verb}", target, root)
+    unknown = next((base for base in where.dirs if isinstance(base, Unknown)), None) if (
+        where is not None and not expand_user(path).is_absolute()) else None
+    if unknown is not None:
+        return (f"{who} {verb} {path} after {unknown.after}, in a dir not known here: it "
+                "may be the git directory, a virtualenv or node_modules")
+    tops = git_dirs(where) if tops is None else tops
+    for target, root in _candidates(path, where):
+        why = _judged(f"{who} {verb}", target, root, tops)
         if why is None and target.is_absolute() and root is not None:
             real = resolve(target)  # ln -s .git/hooks h; tee h/pre-commit
-            why = _judged(f"{who} {verb}", real, resolve(root)) if real != target else None
+            why = _judged(f"{who} {verb}", real, resolve(root), tops) if real != target else None
         if why is not None:
             return why
     return None
 
 
-def _judged(done: str, target: Path, root: Path | None) -> str | None:
+def names_git_dir(paths: list[str], where: Where | None) -> bool:
+    """True when one of ``paths`` is the git directory or a path in it, or git's config.
+
+    Each taken in the dirs of ``where`` as written (``cd .git && make ARGS=-oHEAD``), no link
+    followed; after a ``cd`` to a dir not known here, by its text: words a program hands on
+    may be no paths at all.
+    """
+    tops = git_dirs(where) if paths else ()
+    moved = where is not None and any(isinstance(base, Path) and ".git" in str(base).lower()
+                                      for base in where.dirs)  # cd .git && make ARGS=-oHEAD
+    if not tops and not moved:  # then only a word naming it reaches it: the others skipped
+        paths = [p for p in paths if ".git" in p.lower() or "git/config" in p.lower()]
+    return any(_judged("", target, root, tops, git_only=True) is not None
+               for path in paths if path and "\0" not in path
+               for target, root in _candidates(path, where))
+
+
+def _candidates(path: str, where: Where | None) -> list[tuple[Path, Path | None]]:
+    """``path`` normalised in each dir of ``where``, with the project it is judged in."""
+    written = expand_user(path)
+    if where is None or written.is_absolute():
+        return [(Path(posixpath.normpath(written)), where.root if where else None)]
+    return [(Path(posixpath.normpath(path)), None) if isinstance(base, Unknown)
+            else (Path(os.path.normpath(base / written)), where.root) for base in where.dirs]
+
+
+def git_dirs(where: Where | None) -> tuple[Path, ...]:
+    """The git directories other than a ``.git`` one: ``$GIT_DIR``, a worktree's.
+
+    A worktree's (or a submodule's) ``.git`` is a file, ``gitdir: DIR``, in the project or a
+    dir above it: ``DIR`` and the common dir its ``commondir`` names (the hooks and config
+    every worktree uses), as written and resolved.
+    """
+    if where is None:
+        return ()
+    root, found = where.root, []
+    if git_dir := os.environ.get("GIT_DIR"):
+        found.append(Path(os.path.normpath(root / expand_user(git_dir))))
+    for up in (root, *root.parents):
+        dot_git = up / ".git"
+        if dot_git.is_dir():
+            break
+        try:
+            with open(dot_git, encoding="utf-8", errors="replace") as f:
+                line = f.readline(4096).strip()
+        except OSError:
+            continue
+        if line.startswith("gitdir:") and (named := line[7:].strip()):
+            top = Path(os.path.normpath(up / named))
+            found.append(top)
+            try:
+                common = (top / "commondir").read_text(encoding="utf-8", errors="replace")
+            except OSError:
+                common = ""
+            if common.strip():
+                found.append(Path(os.path.normpath(top / common.strip())))
+        break
+    return tuple(dict.fromkeys((*found, *map(resolve, found))))
+
+
+def _judged(done: str, target: Path, root: Path | None, tops: tuple[Path, ...] = (),
+            git_only: bool = False) -> str | None:
     """:func:`protected_write`'s reason for one normalised ``target`` (``root``: the project).
 
-    ``done``: who does what (``tee writes``, ``mv removes``).
+    ``done``: who does what (``tee writes``, ``mv removes``); ``tops``: :func:`git_dirs`.
     """
     within = root is not None and target.is_absolute() and inside(target, root)
     parts = target.relative_to(root).parts if within and root is not None else target.parts
@@ -113,13 +187,13 @@ def _judged(done: str, target: Path, root: Path | None) -> str | None:
     lowered = [p.lower() for p in parts]
     if ".git" in lowered:
         return _in_git_dir(done, shown, parts[len(lowered) - lowered[::-1].index(".git"):])
-    git_dir = os.environ.get("GIT_DIR")
-    if git_dir and root is not None and target.is_absolute():
-        top = Path(os.path.normpath(root / expand_user(git_dir)))
+    for top in tops if target.is_absolute() else ():
         if inside(target, top):
             return _in_git_dir(done, shown, target.relative_to(top).parts)
     if _GLOBAL_CONFIG.fullmatch(str(target)):
         return f"{done} {shown}: {_CONFIG}"
+    if git_only:
+        return None
     if "node_modules" in lowered:
         return (f"{done} {shown} {_into(done)} node_modules: installed code a later npm, npx or "
                 "node command runs")

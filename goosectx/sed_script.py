@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import shlex
 
+from goosectx.program_operands import file_operands
 from goosectx.shell_options import long_option
 from goosectx.shell_sed import sed_commands, sed_script
 
@@ -89,6 +90,11 @@ def sed_beyond(args: list[str]) -> str | None:
         if argument not in _STREAMS.get(command, ()):
             return f"sed's script {_DOES[command]}"
     return None
+
+
+def in_place_files(name: str, args: list[str]) -> list[str]:
+    """The files ``sed ARGS`` edits in place (``sed -i s/a/b/ .git/config``): none without -i."""
+    return file_operands([name, *args]) if name in SED and _options(args)[0] else []
 
 
 def in_place_unnamed(rule: str, words: str) -> bool:

@@ -26,7 +26,7 @@ from pathlib import Path
 
 from goosectx.find_words import find_patterns, walks_links
 from goosectx.glob_words import MAX_NAMES, pattern_paths
-from goosectx.option_values import venv_interpreter
+from goosectx.option_values import make_directories, venv_interpreter
 from goosectx.piped_names import Listing, piped_listing, substituted_listing
 from goosectx.program_operands import not_paths
 from goosectx.recursive_reads import (
@@ -124,7 +124,8 @@ def outside_words(command: str, working_dir: Path,
         patterns = find_patterns(args)  # find . -path '../*': a name to match, no path
         patterns += [args[i] for i in not_paths([w.value for w in args])]  # grep's, awk's
         looks = link_view(args)  # ls -l link: the link itself, not where it leads
-        made = args[0].value in ("make", "gmake")  # make PYTHON=.venv/bin/python test
+        made = make_directories([w.value for w in args[1:]]) if args[0].value in (
+            "make", "gmake") else None  # make -C src PYTHON=../.venv/bin/python test
         interpreter = uv_interpreter(args) if args[0].value == "uv" else None
         substituted = substituted_listing(parts, k)  # wc -l $(find . -name '*.py')
         for word in args[1:]:  # not the program (nor a redirection's `<`)
@@ -138,12 +139,12 @@ def outside_words(command: str, working_dir: Path,
                 continue  # export NAME, declare -x: no path
             if declares and word.expands and expanded(word.value, working_dir, command) is None:
                 continue  # local x=$(…): what a part already judged printed
-            if made and _venv_python(word, dirs, real_dir):
+            if made is not None and _venv_python(word, dirs, real_dir, command, made):
                 continue  # the interpreter the project runs anyway
             if word is interpreter:  # uv pip list -p ./x runs ./x; -p .venv/bin/python runs
                 value = word.value.partition("=")[2] if word.value[:2] == "--" else (
                     word.value[2:].removeprefix("=") if word.value[:2] == "-p" else word.value)
-                if _venv_python(replace(word, value="PYTHON=" + value), dirs, real_dir):
+                if _venv_python(replace(word, value="PYTHON=" + value), dirs, real_dir, command):
                     continue
                 if "/" in value or word.expands:
                     yield word.value, (f"{value} is the program uv runs as its interpreter, not "
@@ -169,18 +170,27 @@ def uv_interpreter(args: list[Word]) -> Word | None:
     return None
 
 
-def _venv_python(word: Word, dirs: tuple[Dir, ...], real_dir: Path) -> bool:
+def _venv_python(word: Word, dirs: tuple[Dir, ...], real_dir: Path, line: str,
+                 chdirs: list[str] | None = None) -> bool:
     """True when make's ``NAME=VALUE`` operand names a venv's interpreter in the project.
 
     :func:`goosectx.option_values.venv_interpreter`, from every dir the part may run in, the
-    venv itself inside the project (``PYTHON=.venv/bin/python``); as written, nothing computed.
+    venv itself inside the project (``PYTHON=.venv/bin/python``); ``$PWD`` and the
+    environment's variables put in as bash does (``PYTHON=$PWD/.venv/bin/python``); a relative
+    value taken in the dir make's ``-C`` options move to (``chdirs``: ``make -C src
+    PYTHON=../.venv/bin/python``).
     """
     name, equals, value = word.value.partition("=")
-    if not equals or not name or name.startswith("-") or word.expands or word.pattern or (
-            "/" not in value or value.endswith("/")):
-        return False  # python/: not as Path reads it (the checks resolve as the kernel does)
-    return all(isinstance(base, Path) and venv_interpreter(path := base / value) and inside(
-        resolve(path.parent.parent), real_dir) for base in dirs)
+    if not equals or not name or name.startswith("-") or word.pattern:
+        return False
+    for base in dirs:
+        text = expanded(value, base, line) if word.expands else value
+        if not isinstance(base, Path) or text is None or "/" not in text or text.endswith("/"):
+            return False  # python/: not as Path reads it (the checks resolve as the kernel does)
+        path = base.joinpath(*(expand_user(d) for d in chdirs or ()), text)
+        if not (venv_interpreter(path) and inside(resolve(path.parent.parent), real_dir)):
+            return False
+    return True
 
 
 def _outside_word(word: Word, dirs: tuple[Dir, ...], working_dir: Path, real_dir: Path,
