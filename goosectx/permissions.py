@@ -277,9 +277,10 @@ def match_rules(rules: PermissionRules, tool_name: str, arguments: Mapping[str, 
         if not found and k not in owners:  # rm x < f: the question names `rm x`
             uncovered.append((words, None))
         allowed += found
-        for starter, form in started:  # env rm x: `rm x` needs an allow rule of its own
+        for starter, form, head in started:  # env rm x: `rm x` needs an allow rule of its own
             hits = [hit for hit in matching_rules(rules.allow, tool_name, (form,))
-                    if not in_place_unnamed(hit, form)]  # sed -n -i 1p f under shell(sed -n*)
+                    if not in_place_unnamed(hit, form)] or [  # sed -n -i 1p f, shell(sed -n*)
+                        hit for hit in found if _spells(hit, head)]  # shell(uv run pytest*)
             if not hits:
                 uncovered.append((form.split(" ", 1)[0], starter))
             allowed += hits
@@ -287,6 +288,20 @@ def match_rules(rules: PermissionRules, tool_name: str, arguments: Mapping[str, 
         return RuleMatch(None, tuple(dict.fromkeys(allowed)), uncovered=uncovered[0][0],
                          starter=uncovered[0][1])
     return RuleMatch("allow", tuple(dict.fromkeys(allowed)))
+
+
+def _spells(rule: str, head: str) -> bool:
+    """True when ``rule``'s text before any wildcard is ``head`` or goes on past it.
+
+    ``head``: a simple command up to a program it starts (``uv run pytest``, ``""`` for none);
+    ``shell(uv run pytest*)`` names that program, ``shell(uv run*)`` does not.
+    """
+    spec = _parsed(rule)[1]
+    if not head or spec is None:
+        return False
+    literal = re.split(r"[*?\[]", spec, maxsplit=1)[0]
+    literal = literal.rstrip(" ") if literal != spec else literal
+    return literal == head or literal.startswith(head + " ")
 
 
 def _line_rules(rules: tuple[str, ...], tool_name: str,

@@ -1,0 +1,170 @@
+"""An allow rule for a runner covers the runner only: the program it starts needs its own rule.
+
+runs28: ``shell(uv run*)`` let ``uv run rm -rf src`` run unasked, and so did ``fakeroot``,
+``strace``, ``docker exec``, ``poetry run``, ``npx``, ``bundle exec``, ``taskset`` …; the
+wrappers (``env``, ``timeout``, ``find -exec``) already asked. Now a runner's command is read
+after its options (``strace -o log pytest``: ``-o`` takes ``log``) and matched against the
+allow rules as a command of its own; a rule that spells the runner up to the program
+(``shell(uv run pytest*)``) covers it. ``sudo --user root pytest`` no longer reads ``root``
+as sudo's program.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from rules_support import ALLOW_ALL_DENY_RM, shell_verdict
+from rules_support import action as verdict
+
+from goosectx.approval import ApprovalVerdict
+from goosectx.permissions import PermissionRules
+
+
+@pytest.fixture
+def work(tmp_path: Path) -> Path:
+    work = tmp_path / "work"
+    (work / "src").mkdir(parents=True)
+    (work / "src" / "a.py").write_text("print(1)\n")
+    return work
+
+
+def _verdict(work: Path, command: str, rules: str) -> ApprovalVerdict:
+    allow = tuple(rules.split(",")) if rules else ()
+    return shell_verdict(PermissionRules(allow=allow), command, "smart_approve", working_dir=work)
+
+
+ASKED = [
+    ("uv run rm -rf src", "shell(uv run*)", "uv run runs rm"),
+    ("uv run --with pytest rm -rf src", "shell(uv run*),shell(pytest*)", "uv run runs rm"),
+    ("uv run -q --python 3.12 rm -rf src", "shell(uv run*)", "uv run runs rm"),
+    ("uv run --not-an-option pytest rm", "shell(uv run*),shell(pytest*)", "uv run runs rm"),
+    ("uv run env rm -rf src", "shell(uv run*),shell(env*)", "env runs rm"),
+    ("poetry run rm -rf src", "shell(poetry run*)", "poetry run runs rm"),
+    ("pipenv run rm -rf src", "shell(pipenv run*)", "pipenv run runs rm"),
+    ("npx rimraf src", "shell(npx*)", "npx runs rimraf"),
+    ("npx -p rimraf rimraf src", "shell(npx*)", "npx runs rimraf"),
+    ("pnpm exec rimraf src", "shell(pnpm exec*)", "pnpm exec runs rimraf"),
+    ("bundle exec rm -rf src", "shell(bundle exec*)", "bundle exec runs rm"),
+    ("conda run -n base rm -rf src", "shell(conda run*)", "conda run runs rm"),
+    ("direnv exec . rm -rf src", "shell(direnv exec*)", "direnv exec runs rm"),
+    ("fakeroot rm -rf src", "shell(fakeroot*)", "fakeroot runs rm"),
+    ("fakeroot -l lib.so rm -rf src", "shell(fakeroot*)", "fakeroot runs rm"),
+    ("strace -f -o log rm -rf src", "shell(strace*)", "strace runs rm"),
+    ("strace --output log rm -rf src", "shell(strace*)", "strace runs rm"),
+    ("ltrace -o out rm -rf src", "shell(ltrace*)", "ltrace runs rm"),
+    ("valgrind --tool=memcheck rm -rf src", "shell(valgrind*)", "valgrind runs rm"),
+    ("taskset -c 0 rm -rf src", "shell(taskset*)", "taskset runs rm"),
+    ("taskset --cpu-list 0 rm -rf src", "shell(taskset*)", "taskset runs rm"),
+    ("unshare -r rm -rf src", "shell(unshare*)", "unshare runs rm"),
+    ("nsenter -t 1 -m rm -rf src", "shell(nsenter*)", "nsenter runs rm"),
+    ("runuser -u bob -- rm -rf src", "shell(runuser*)", "runuser runs rm"),
+    ("docker exec box rm -rf /w/src", "shell(docker exec*)", "docker exec runs rm"),
+    ("docker exec -it -u root box rm -rf /w", "shell(docker exec*)", "docker exec runs rm"),
+    ("docker compose exec -T web rm -rf /w", "shell(docker compose exec*)",
+     "docker exec runs rm"),
+    ("kubectl exec -it pod -c app -- rm -rf /w", "shell(kubectl exec*)", "kubectl exec runs rm"),
+    ("mpirun -n 4 rm -rf src", "shell(mpirun*)", "mpirun runs"),
+    ("xterm -e rm -rf src", "shell(xterm*)", "xterm runs rm"),
+    ("parallel rm -rf ::: src", "shell(parallel*)", "parallel runs rm"),
+    ("parallel ::: 'rm -rf src'", "shell(parallel*)", "parallel runs rm"),
+    ("watchexec 'rm -rf src'", "shell(watchexec*)", "watchexec runs rm"),
+    ("hyperfine 'rm -rf src'", "shell(hyperfine*)", "hyperfine runs rm"),
+]
+
+
+@pytest.mark.parametrize(("command", "rules", "named"), ASKED,
+                         ids=[f"{rules}: {command}" for command, rules, _ in ASKED])
+def test_what_a_runner_starts_needs_its_own_allow_rule(work: Path, command: str, rules: str,
+                                                       named: str) -> None:
+    found = _verdict(work, command, rules)
+    assert found.action == "ask", (command, found.reason)
+    assert named in found.reason, found.reason
+    assert found.read_why is not None and named in found.read_why  # the question says it
+
+
+def test_the_question_names_the_runner_and_its_rule(work: Path) -> None:
+    found = _verdict(work, "uv run rm -rf src", "shell(uv run*)")
+    assert found.read_why == ("uv run runs rm, which no allow rule covers "
+                              "(shell(uv run*) covers the rest of the line)")
+
+
+EVERYDAY = [
+    ("uv run pytest -q", "shell(uv run*),shell(pytest*)"),
+    ("uv run pytest -k rm tests/test_a.py", "shell(uv run*),shell(pytest*)"),
+    ("uv run -q --frozen --with rich python app.py", "shell(uv run*),shell(python*)"),
+    ("uv run --python 3.12 -- pytest", "shell(uv run*),shell(pytest*)"),
+    ("uv run --not-an-option pytest -q", "shell(uv run*),shell(pytest*)"),
+    ("poetry run pytest", "shell(poetry run*),shell(pytest*)"),
+    ("pipenv run pytest", "shell(pipenv run*),shell(pytest*)"),
+    ("bundle exec rspec spec/a_spec.rb", "shell(bundle exec*),shell(rspec*)"),
+    ("npx -p typescript tsc --noEmit", "shell(npx*),shell(tsc*)"),
+    ("pnpm exec vitest run", "shell(pnpm exec*),shell(vitest*)"),
+    ("conda run -n base pytest", "shell(conda run*),shell(pytest*)"),
+    ("docker exec -it box pytest -q", "shell(docker exec*),shell(pytest*)"),
+    ("docker compose exec -T web pytest", "shell(docker compose exec*),shell(pytest*)"),
+    ("kubectl exec -it pod -c app -- pytest", "shell(kubectl exec*),shell(pytest*)"),
+    ("strace -f -e trace=openat -s 200 -o log pytest -q", "shell(strace*),shell(pytest*)"),
+    ("ltrace -o out make", "shell(ltrace*),shell(make*)"),
+    ("valgrind --leak-check=full make check", "shell(valgrind*),shell(make*)"),
+    ("fakeroot -- make install", "shell(fakeroot*),shell(make*)"),
+    ("taskset -c 0 pytest", "shell(taskset*),shell(pytest*)"),
+    ("taskset -p 0x3 1234", "shell(taskset*)"),
+    ("unshare --mount --pid --fork pytest", "shell(unshare*),shell(pytest*)"),
+    ("nsenter -t 1 -m make", "shell(nsenter*),shell(make*)"),
+    ("runuser -u bob -- make", "shell(runuser*),shell(make*)"),
+    ("parallel 'pytest {}' ::: a b", "shell(parallel*),shell(pytest*)"),
+    ("docker ps -a", "shell(docker ps*)"),
+    # a runner's rule that spells the program covers it
+    ("uv run pytest -q", "shell(uv run pytest*)"),
+    ("bundle exec rspec spec/a_spec.rb", "shell(bundle exec rspec*)"),
+    ("timeout 60 pytest -q", "shell(timeout 60 pytest*)"),
+    ("find . -exec rm {} +", "shell(find . -exec rm*)"),
+    # project scripts by name: the project's own commands, trusted as before
+    ("npm run test", "shell(npm run*)"), ("make test", "shell(make*)"),
+]
+
+
+@pytest.mark.parametrize(("command", "rules"), EVERYDAY,
+                         ids=[f"{rules}: {command}" for command, rules in EVERYDAY])
+def test_everyday_runner_lines_run_with_the_rules_a_user_writes(work: Path, command: str,
+                                                                rules: str) -> None:
+    found = _verdict(work, command, rules)
+    assert found.action == "run", (command, found.reason)
+
+
+@pytest.mark.parametrize(("command", "rules", "named"), [
+    ("uv run pytest -q", "shell(uv run *)", "uv run runs pytest"),
+    ("uv run pytest -q", "shell(uv run py*)", "uv run pytest -q is covered by no allow rule"),
+    ("uv run pytest -q; uv run rm -rf src", "shell(uv run pytest*)", "uv run rm -rf src"),
+    ("find . -exec rm {} + -exec python3 x.py {} +", "shell(find . -exec rm*)",
+     "find -exec runs python3"),
+])
+def test_a_rule_spelling_one_program_covers_that_program_only(work: Path, command: str,
+                                                              rules: str, named: str) -> None:
+    found = _verdict(work, command, rules)
+    assert found.action == "ask", found.reason
+    assert named in found.reason, found.reason
+
+
+def test_a_deny_rule_still_asks_about_a_runners_command() -> None:
+    for command in ("uv run rm x", "strace -o log rm x", "docker exec box rm x"):
+        assert verdict(ALLOW_ALL_DENY_RM, command) == "ask", command
+
+
+@pytest.mark.parametrize(("command", "expected"), [
+    ("sudo --user root pytest", "run"), ("sudo --user=root pytest", "run"),
+    ("sudo -u root pytest", "run"), ("sudo -uroot pytest", "run"), ("sudo --login pytest", "run"),
+    ("sudo --preserve-env=PATH pytest", "run"), ("sudo --preserve-env pytest", "run"),
+    ("sudo --chdir src pytest", "run"), ("sudo -D src pytest", "run"), ("sudo -- pytest", "run"),
+    ("sudo --us root pytest", "run"),  # a prefix getopt takes for --user
+    ("sudo --user root rm -rf src", "ask"), ("sudo --chdir src rm -rf x", "ask"),
+    ("sudo --preserve-env rm -rf src", "ask"), ("sudo --host h rm -rf src", "ask"),
+    ("sudo -- rm -rf src", "ask"),
+])
+def test_sudos_long_options_are_read_one_way(work: Path, command: str, expected: str) -> None:
+    """``sudo --user root pytest`` asked "sudo runs root": --user was read both ways."""
+    found = _verdict(work, command, "shell(sudo*),shell(pytest*)")
+    assert found.action == expected, (command, found.reason)
+    if expected == "ask":
+        assert "sudo runs rm" in found.reason, found.reason
