@@ -6,7 +6,7 @@ wrappers (``env``, ``timeout``, ``find -exec``) already asked. Now a runner's co
 after its options (``strace -o log pytest``: ``-o`` takes ``log``) and matched against the
 allow rules as a command of its own; a rule that spells the runner up to the program
 (``shell(uv run pytest*)``) covers it. ``sudo --user root pytest`` no longer reads ``root``
-as sudo's program.
+as sudo's program; ``/bin/rm`` is covered by ``shell(rm*)`` (``./rm`` is not).
 """
 
 from __future__ import annotations
@@ -168,3 +168,29 @@ def test_sudos_long_options_are_read_one_way(work: Path, command: str, expected:
     assert found.action == expected, (command, found.reason)
     if expected == "ask":
         assert "sudo runs rm" in found.reason, found.reason
+
+
+@pytest.mark.parametrize(("command", "rules", "expected"), [
+    ("find . -name '*.pyc' -exec /bin/rm {} +", "shell(find*),shell(rm*)", "run"),
+    ("find . -name '*.pyc' -exec /usr/bin/rm -f {} +", "shell(find*),shell(rm*)", "run"),
+    ("/usr/bin/rm -f a.pyc", "shell(rm*)", "run"),
+    ("/usr/local/bin/black src", "shell(black*)", "run"),
+    ("/bin/rm a.pyc", "shell(/bin/rm*)", "run"),
+    ("find . -exec ./rm {} +", "shell(find*),shell(rm*)", "ask"),
+    ("./rm a.pyc", "shell(rm*)", "ask"),
+    ("/bin/../tmp/rm a.pyc", "shell(rm*)", "ask"),
+    ("/opt/bin/rm a.pyc", "shell(rm*)", "ask"),
+    ("/usr/bin/sed -n -i 1p src/a.py", "shell(sed -n*)", "ask"),
+    ("sudo /bin/rm a.pyc", "shell(sudo*),shell(rm*)", "run"),
+    ("fd -e pyc -x /bin/rm", "shell(fd*),shell(rm*)", "run"),
+    ("cat /usr/bin/rm", "shell(cat*)", "ask"),  # read, not run: outside the project
+])
+def test_a_program_in_a_system_dir_is_covered_by_its_names_rule(
+        work: Path, command: str, rules: str, expected: str) -> None:
+    found = _verdict(work, command, rules)
+    assert found.action == expected, (command, found.reason)
+
+
+def test_a_project_program_by_path_is_named_in_the_question(work: Path) -> None:
+    found = _verdict(work, "find . -exec ./rm {} +", "shell(find*),shell(rm*)")
+    assert found.read_why is not None and "find -exec runs ./rm" in found.read_why
