@@ -6,7 +6,8 @@ wrappers (``env``, ``timeout``, ``find -exec``) already asked. Now a runner's co
 after its options (``strace -o log pytest``: ``-o`` takes ``log``) and matched against the
 allow rules as a command of its own; a rule that spells the runner up to the program
 (``shell(uv run pytest*)``) covers it. ``sudo --user root pytest`` no longer reads ``root``
-as sudo's program; ``/bin/rm`` is covered by ``shell(rm*)`` (``./rm`` is not).
+as sudo's program; ``/bin/rm`` is covered by ``shell(rm*)`` (``./rm`` is not); and with no
+rule at all the question says what an option does (``tar --index-file writes …``).
 """
 
 from __future__ import annotations
@@ -194,3 +195,24 @@ def test_a_program_in_a_system_dir_is_covered_by_its_names_rule(
 def test_a_project_program_by_path_is_named_in_the_question(work: Path) -> None:
     found = _verdict(work, "find . -exec ./rm {} +", "shell(find*),shell(rm*)")
     assert found.read_why is not None and "find -exec runs ./rm" in found.read_why
+
+
+@pytest.mark.parametrize(("command", "named"), [
+    ("tar -cf a.tar --index-file=idx src", "tar --index-file writes its output to the file named"),
+    ("curl -o out https://example.com", "curl -o writes its output to the file named"),
+    ("git diff --output=Makefile", "git --output names a file or directory it writes"),
+    ("sqlite3 db \"select writefile('x', 'y')\"", "sqlite3 runs a dot-command or function"),
+])
+def test_with_no_rule_the_question_says_what_the_option_does(work: Path, command: str,
+                                                             named: str) -> None:
+    """Before, the question said only "the call may change something"."""
+    found = _verdict(work, command, "")
+    assert found.action == "ask"
+    assert found.read_why is not None and named in found.read_why, found
+    assert named in found.reason
+
+
+def test_with_no_rule_a_plain_command_is_asked_about_as_before(work: Path) -> None:
+    found = _verdict(work, "tar -cf a.tar src", "")
+    assert (found.action, found.reason, found.read_why) == (
+        "ask", "the call may change something: approval needed", None)
