@@ -367,7 +367,8 @@ def _run_by(name: str, words: list[Word], r: _Reading, depth: int) -> None:
     starter = name if verb_at is None else f"{name} {args[verb_at]}"  # uv run pytest
     for reading in runner_readings(name, words, verb_at, starts) if bool(verbs) == (
             verb_at is not None) else ():
-        _starts(starter, reading, r)  # an allow rule must cover each: shell(uv run*) + pytest's
+        if not (name in LINE_RUNNERS and reading and any(c.isspace() for c in reading[0].value)):
+            _starts(starter, reading, r)  # an allow rule must cover each: shell(uv run*) + pytest's
     before = len(r.forms)
     for start in starts:
         _normalise(words[start:], r, depth + 1)

@@ -7,18 +7,19 @@ runners listed here the options are read as :func:`goosectx.shell_unwrap.unwrap`
 wrapper's (``strace -o log pytest``: ``-o`` takes ``log``), so ``shell(uv run*)`` covers
 ``uv`` and ``shell(pytest*)`` must cover the ``pytest`` of ``uv run pytest``. A runner not
 listed here has every word where its command may start read as one
-(:func:`goosectx.shell_runners.runner_starts`): each must be covered. What the command text
-shows, not a sandbox.
+(:func:`goosectx.shell_runners.runner_starts`): each must be covered. ``cargo watch -s CMD``
+runs a shell line (:func:`watch_lines`). What the command text shows, not a sandbox.
 
 Core module: no printing.
 """
 
 from __future__ import annotations
 
+import shlex
 from itertools import takewhile
 from typing import NamedTuple
 
-from goosectx.shell_options import long_option
+from goosectx.shell_options import long_option, short_value, value_at
 
 
 class Grammar(NamedTuple):
@@ -99,8 +100,24 @@ GRAMMARS: dict[str, Grammar] = {
     "runuser": Grammar("ugGsw", 0, "", (
         "--login", "--preserve-environment", "--fast", "--pty", "--help", "--version"), (
         "--user", "--group", "--supp-group", "--shell", "--whitelist-environment")),
+    "chrt": Grammar("TPD", 1, "", (
+        "--all-tasks", "--batch", "--deadline", "--fifo", "--idle", "--other", "--rr",
+        "--reset-on-fork", "--max", "--verbose", "--help", "--version"), (
+        "--sched-runtime", "--sched-period", "--sched-deadline")),
+    "numactl": Grammar("ipCNmwP", 0, "", (
+        "--all", "--localalloc", "--balancing", "--show", "--hardware", "--help"), (
+        "--interleave", "--preferred", "--physcpubind", "--cpunodebind", "--membind",
+        "--weighted-interleave", "--preferred-many")),
+    "sops exec-env": Grammar("", 1, "", ("--background", "--no-fifo", "--pristine",
+                                         "--same-process"), ("--user",)),
 }
 """Runners (``NAME`` or ``NAME VERB`` after its running subcommand) whose options are read."""
+GRAMMARS["sops exec-file"] = GRAMMARS["sops exec-env"]
+MARKED: dict[str, tuple[str, ...]] = {
+    "kubectl exec": ("--",), "chamber exec": ("--",), "mise exec": ("--",), "mise x": ("--",),
+    "tox exec": ("--",), "nix develop": ("-c", "--command"), "nix shell": ("-c", "--command")}
+"""Runners whose command follows a marker word, when it is there (``kubectl exec POD -c C --
+CMD``, ``nix develop -c CMD``); without one, read as a runner not listed."""
 
 
 def runner_grammars(name: str, args: list[str], verb_at: int | None) -> list[str] | None:
@@ -108,16 +125,50 @@ def runner_grammars(name: str, args: list[str], verb_at: int | None) -> list[str
 
     ``None``: a runner not listed. ``verb_at``: the index of its running subcommand (``uv
     run``), ``None`` for a runner without one. ``runuser USER ARGS`` (no ``-u``) passes ARGS
-    to USER's shell: read both with and without the user as a positional. ``taskset -p``
-    changes a running process: no reading.
+    to USER's shell: read both with and without the user as a positional. ``taskset -p``,
+    ``chrt -p`` change a running process: no reading.
     """
     key = name if verb_at is None else f"{name} {args[verb_at]}"
     if key not in GRAMMARS:
         return None
-    if key == "taskset" and any(long_option(a, "--pid") if a.startswith("--") else "p" in a
-                                for a in takewhile(lambda a: a.startswith("-"), args)):
+    if key in ("taskset", "chrt") and any(
+            long_option(a, "--pid") if a.startswith("--") else "p" in a
+            for a in takewhile(lambda a: a.startswith("-"), args)):
         return []  # taskset -p MASK PID
     return [key, "runuser USER"] if key == "runuser" else [key]
 
 
 GRAMMARS["runuser USER"] = GRAMMARS["runuser"]._replace(positionals=1)
+
+
+def watch_lines(name: str, args: list[str]) -> list[str]:
+    """The command lines ``cargo watch`` runs (``cargo-watch``, a runner no round read).
+
+    ``-s CMD`` (a shell line), ``-x CMD`` (``cargo CMD``), ``--use-shell PROG`` and the
+    command after ``--``.
+    """
+    if name == "cargo" and args[:1] == ["watch"]:
+        args = args[1:]
+    elif name != "cargo-watch":
+        return []
+    lines: list[str] = []
+    i = 0
+    while i < len(args):
+        word = args[i]
+        if word == "--":
+            return [*lines, shlex.join(args[i + 1:])] if args[i + 1:] else lines
+        value, letter = None, ""
+        if word.startswith("--"):
+            option = next((o for o in ("--exec", "--shell", "--use-shell") if long_option(
+                word, o)), None)
+            letter = {"--exec": "x", "--shell": "s", "--use-shell": "u"}.get(option or "", "")
+            value = word.partition("=")[2] if "=" in word else value_at(args, i + 1)
+            i += 1 if "=" in word or not letter else 2
+        elif word.startswith("-") and word != "-":
+            short = short_value(args, i, "xswidCBL")
+            value, letter, i = short.value, short.letter, short.next
+        else:
+            i += 1
+        if value is not None and letter in ("x", "s", "u"):
+            lines.append(f"cargo {value}" if letter == "x" else value)
+    return lines

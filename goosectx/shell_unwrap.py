@@ -15,7 +15,7 @@ from __future__ import annotations
 from goosectx.shell_builtins import SHELLS, shell_line
 from goosectx.shell_lexer import Word
 from goosectx.shell_options import long_option, short_value, su_line
-from goosectx.shell_runner_options import GRAMMARS, runner_grammars
+from goosectx.shell_runner_options import GRAMMARS, MARKED, runner_grammars
 from goosectx.shell_wrappers import env_split_line
 
 # wrapper → (options that take a value, positional words before the command)
@@ -153,13 +153,15 @@ def runner_readings(name: str, words: list[Word], verb_at: int | None,
 
     Read by its options' grammar (:func:`goosectx.shell_runner_options.runner_grammars`;
     ``verb_at``: the index of its running subcommand, ``uv run``); ``kubectl exec … -- CMD``:
-    after the ``--``; any other runner from each word where its command may start
-    (``starts``: :func:`goosectx.shell_runners.runner_starts`), for ``parallel CMD ::: A``
-    none among its inputs.
+    after the ``--`` (:data:`~goosectx.shell_runner_options.MARKED`); any other runner from
+    each word where its command may start (``starts``:
+    :func:`goosectx.shell_runners.runner_starts`), for ``parallel CMD ::: A`` none among its
+    inputs.
     """
     args = [w.value for w in words]
-    if name == "kubectl" and verb_at is not None and "--" in args[verb_at:]:
-        return [words[args.index("--", verb_at) + 1:]]
+    marks = MARKED.get(name if verb_at is None else f"{name} {args[verb_at]}", ())
+    if (at := next((i for i in range(verb_at or 0, len(args)) if args[i] in marks), None)):
+        return [words[at + 1:]]  # kubectl exec POD -c C -- CMD, nix develop -c CMD
     keys = runner_grammars(name, args, verb_at)
     if keys is not None:
         start = 0 if verb_at is None else verb_at + 1

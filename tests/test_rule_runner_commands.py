@@ -71,6 +71,19 @@ ASKED = [
     ("parallel ::: 'rm -rf src'", "shell(parallel*)", "parallel runs rm"),
     ("watchexec 'rm -rf src'", "shell(watchexec*)", "watchexec runs rm"),
     ("hyperfine 'rm -rf src'", "shell(hyperfine*)", "hyperfine runs rm"),
+    ("chrt -f 10 rm -rf src", "shell(chrt*)", "chrt runs rm"),
+    ("numactl -N 0 rm -rf src", "shell(numactl*)", "numactl runs rm"),
+    ("mise exec node@20 -- rm -rf src", "shell(mise exec*)", "mise exec runs rm"),
+    ("nix develop -c rm -rf src", "shell(nix develop*)", "nix develop runs rm"),
+    # runners no round read: cargo watch's shell line, secret managers' commands
+    ("cargo watch -x check -s 'rm -rf src'", "shell(cargo*)", "cargo runs rm"),
+    ("cargo watch --shell='rm -rf src'", "shell(cargo*)", "cargo runs rm"),
+    ("cargo watch -- rm -rf src", "shell(cargo*)", "cargo runs rm"),
+    ("cargo watch --use-shell ./x.sh -x test", "shell(cargo*)", "cargo runs ./x.sh"),
+    ("doppler run -- rm -rf src", "shell(doppler run*)", "doppler run runs rm"),
+    ("infisical run -- rm -rf src", "shell(infisical run*)", "infisical run runs rm"),
+    ("chamber exec svc -- rm -rf src", "shell(chamber exec*)", "chamber exec runs rm"),
+    ("sops exec-env secrets.yaml 'rm -rf src'", "shell(sops*)", "sops exec-env runs rm"),
 ]
 
 
@@ -116,6 +129,15 @@ EVERYDAY = [
     ("runuser -u bob -- make", "shell(runuser*),shell(make*)"),
     ("parallel 'pytest {}' ::: a b", "shell(parallel*),shell(pytest*)"),
     ("docker ps -a", "shell(docker ps*)"),
+    ("chrt -f 10 pytest", "shell(chrt*),shell(pytest*)"), ("chrt -p 1234", "shell(chrt*)"),
+    ("numactl --cpunodebind 0 --membind=0 pytest", "shell(numactl*),shell(pytest*)"),
+    ("mise exec node@20 -- node x.js", "shell(mise exec*),shell(node*)"),
+    ("nix develop -c make", "shell(nix develop*),shell(make*)"),
+    ("cargo watch -x check -x 'test -q'", "shell(cargo*)"),
+    ("cargo watch -w src -s 'cargo test'", "shell(cargo*)"),
+    ("doppler run -- pytest", "shell(doppler run*),shell(pytest*)"),
+    ("sops exec-env secrets.yaml pytest", "shell(sops*),shell(pytest*)"),
+    ("sops -d secrets.yaml", "shell(sops*)"),
     # a runner's rule that spells the program covers it
     ("uv run pytest -q", "shell(uv run pytest*)"),
     ("bundle exec rspec spec/a_spec.rb", "shell(bundle exec rspec*)"),
@@ -149,8 +171,11 @@ def test_a_rule_spelling_one_program_covers_that_program_only(work: Path, comman
 
 
 def test_a_deny_rule_still_asks_about_a_runners_command() -> None:
-    for command in ("uv run rm x", "strace -o log rm x", "docker exec box rm x"):
+    for command in ("uv run rm x", "strace -o log rm x", "docker exec box rm x",
+                    "doppler run -- rm x", "sops exec-env s.yaml 'rm x'"):
         assert verdict(ALLOW_ALL_DENY_RM, command) == "ask", command
+    for command in ("cargo watch -s 'rm x'", "cargo watch -- rm x"):  # read as it runs
+        assert verdict(ALLOW_ALL_DENY_RM, command) == "deny", command
 
 
 @pytest.mark.parametrize(("command", "expected"), [
