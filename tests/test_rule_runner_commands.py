@@ -17,23 +17,10 @@ from pathlib import Path
 import pytest
 from rules_support import ALLOW_ALL_DENY_RM, shell_verdict
 from rules_support import action as verdict
+from test_rule_started_commands import _verdict
+from test_rule_started_commands import work as work  # the fixture: a project with src/a.py
 
-from goosectx.approval import ApprovalVerdict
 from goosectx.permissions import PermissionRules
-
-
-@pytest.fixture
-def work(tmp_path: Path) -> Path:
-    work = tmp_path / "work"
-    (work / "src").mkdir(parents=True)
-    (work / "src" / "a.py").write_text("print(1)\n")
-    return work
-
-
-def _verdict(work: Path, command: str, rules: str) -> ApprovalVerdict:
-    allow = tuple(rules.split(",")) if rules else ()
-    return shell_verdict(PermissionRules(allow=allow), command, "smart_approve", working_dir=work)
-
 
 ASKED = [
     ("uv run rm -rf src", "shell(uv run*)", "uv run runs rm"),
@@ -231,13 +218,14 @@ def test_a_project_program_by_path_is_named_in_the_question(work: Path) -> None:
 def test_with_no_rule_the_question_says_what_the_option_does(work: Path, command: str,
                                                              named: str) -> None:
     """Before, the question said only "the call may change something"."""
-    found = _verdict(work, command, "")
+    found = shell_verdict(PermissionRules(), command, "smart_approve", working_dir=work)
     assert found.action == "ask"
     assert found.read_why is not None and named in found.read_why, found
     assert named in found.reason
 
 
 def test_with_no_rule_a_plain_command_is_asked_about_as_before(work: Path) -> None:
-    found = _verdict(work, "tar -cf a.tar src", "")
+    found = shell_verdict(PermissionRules(), "tar -cf a.tar src", "smart_approve",
+                          working_dir=work)
     assert (found.action, found.reason, found.read_why) == (
         "ask", "the call may change something: approval needed", None)
