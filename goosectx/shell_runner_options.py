@@ -36,13 +36,13 @@ _NAMESPACES = ("--mount", "--uts", "--ipc", "--net", "--pid", "--user", "--cgrou
 _CONTAINER_EXEC = Grammar("euw", 1, "", (
     "--detach", "--interactive", "--tty", "--privileged", "--no-TTY", "--help"), (
     "--env", "--env-file", "--user", "--workdir", "--detach-keys", "--index"))
-_NPX = Grammar("p", 0, "", ("--yes", "--no", "--quiet", "--ignore-existing", "--no-install"),
-               ("--package",))
+_NPX = Grammar("pw", 0, "", ("--yes", "--no", "--quiet", "--ignore-existing", "--no-install"),
+               ("--package", "--workspace"))
 _CONDA = Grammar("np", 0, "", ("--no-capture-output", "--live-stream", "--verbose",
                                "--debug-wrapper-scripts"), ("--name", "--prefix", "--cwd"))
 
 GRAMMARS: dict[str, Grammar] = {
-    "uv run": Grammar("pCfPi", 0, "", (
+    "uv run": Grammar("pCfPiwcb", 0, "", (
         "--frozen", "--locked", "--no-sync", "--isolated", "--all-extras", "--no-dev", "--dev",
         "--all-packages", "--no-project", "--script", "--module", "--active", "--no-active",
         "--exact", "--offline", "--no-cache", "--native-tls", "--quiet", "--verbose",
@@ -72,7 +72,7 @@ GRAMMARS: dict[str, Grammar] = {
     "docker exec": _CONTAINER_EXEC, "podman exec": _CONTAINER_EXEC,
     "nerdctl exec": _CONTAINER_EXEC, "docker-compose exec": _CONTAINER_EXEC,
     "podman-compose exec": _CONTAINER_EXEC,
-    "fakeroot": Grammar("lsib", 0, "", ("--unknown-is-real", "--help", "--version"),
+    "fakeroot": Grammar("lsibf", 0, "", ("--unknown-is-real", "--help", "--version"),
                         ("--lib", "--faked")),
     "chroot": Grammar("", 1, "", ("--skip-chdir", "--help", "--version"),
                       ("--userspec", "--groups")),
@@ -94,7 +94,7 @@ GRAMMARS: dict[str, Grammar] = {
         "--setuid", "--setgid", "--root", "--wd", "--map-user", "--map-group", "--map-users",
         "--map-groups", "--propagation", "--setgroups", "--monotonic", "--boottime",
         "--load-interp")),
-    "nsenter": Grammar("tSG", 0, "muinpUCTrw", (
+    "nsenter": Grammar("tSG", 0, "muinpUCTrwW", (
         *_NAMESPACES, "--all", "--no-fork", "--preserve-credentials", "--follow-context",
         "--root", "--wd", "--help", "--version"), ("--target", "--setuid", "--setgid")),
     "runuser": Grammar("ugGsw", 0, "", (

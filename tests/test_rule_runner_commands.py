@@ -25,6 +25,7 @@ from goosectx.permissions import PermissionRules
 ASKED = [
     ("uv run rm -rf src", "shell(uv run*)", "uv run runs rm"),
     ("uv run --with pytest rm -rf src", "shell(uv run*),shell(pytest*)", "uv run runs rm"),
+    ("uv run -w pytest rm -rf src", "shell(uv run*),shell(pytest*)", "uv run runs rm"),
     ("uv run -q --python 3.12 rm -rf src", "shell(uv run*)", "uv run runs rm"),
     ("uv run --not-an-option pytest rm", "shell(uv run*),shell(pytest*)", "uv run runs rm"),
     ("uv run env rm -rf src", "shell(uv run*),shell(env*)", "env runs rm"),
