@@ -212,7 +212,8 @@ def test_a_project_program_by_path_is_named_in_the_question(work: Path) -> None:
 
 @pytest.mark.parametrize(("command", "named"), [
     ("tar -cf a.tar --index-file=idx src", "tar --index-file writes its output to the file named"),
-    ("curl -o out https://example.com", "curl -o writes its output to the file named"),
+    ("sort -o out data.txt", "sort -o writes its output to the file named"),
+    ("date -s now", "date -s changes the system's settings"),
     ("git diff --output=Makefile", "git --output names a file or directory it writes"),
     ("sqlite3 db \"select writefile('x', 'y')\"", "sqlite3 runs a dot-command or function"),
 ])
