@@ -305,12 +305,13 @@ def decide(ctx: ApprovalContext) -> ApprovalVerdict:
         if verdict is not None:
             return replace(verdict, write_target=ctx.write_target, read_target=judged)
     found = match_rules(ctx.rules, ctx.tool_name, ctx.arguments, ctx.working_dir) if (
-        ctx.rules.allow) else None  # grep -rn x src | sort under shell(grep*): name `sort`
+        ctx.rules.allow or ctx.tool_name == "shell") else None  # grep x | sort: name `sort`
     why = None
     if found is not None and found.uncovered is not None:  # command cat .env: names .env
-        why = (found.starter is None and _sensitive_named(ctx, found.rules)) or (
-            uncovered_reason(found.uncovered, found.rules, found.starter))  # find -exec runs rm
-    elif found is not None:
+        if ctx.rules.allow:  # no allow rule: every part is uncovered, none to name
+            why = (found.starter is None and _sensitive_named(ctx, found.rules)) or (
+                uncovered_reason(found.uncovered, found.rules, found.starter))  # find -exec
+    elif found is not None:  # no rule: tar --index-file=F writes F, as under shell(tar*)
         why = found.beyond and beyond_reason(found.beyond) or (
             found.unreadable if found.kind is None else None)  # tee .git/HEAD: what it writes
     otherwise = _OTHERWISE if why is None else ApprovalVerdict("ask", f"{ctx.mode}: {why}",

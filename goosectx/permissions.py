@@ -53,6 +53,7 @@ from goosectx.sensitive import rule_paths
 from goosectx.shell_command import CommandForms, command_forms, shell_parts
 from goosectx.shell_dirs import Walked
 from goosectx.shell_lexer import lex
+from goosectx.shell_program import SYSTEM_PROGRAM
 from goosectx.shell_subcommands import subcommand_forms
 from goosectx.shell_unchecked import unchecked
 
@@ -270,9 +271,9 @@ def match_rules(rules: PermissionRules, tool_name: str, arguments: Mapping[str, 
                              (s.unreadable for s in subjects if s.unreadable), None))
     if len(subjects) > 1 and (line := _line_rules(rules.allow, tool_name, arguments)):
         return RuleMatch("allow", line)  # shell(npm test 2>&1 | tail -20): the very line
-    covers = [[hit for hit in matching_rules(rules.allow, tool_name, (words,))
-               if not in_place_unnamed(hit, words)]  # sed -n -i 1p f under shell(sed -n*)
-              for words, _started in readable]
+    covers = [[hit for hit in matching_rules(rules.allow, tool_name, named)
+               if not in_place_unnamed(hit, named[-1])]  # sed -n -i 1p f under shell(sed -n*)
+              for words, _started in readable for named in [_by_name(words)]]
     allowed: list[str] = []
     uncovered: list[tuple[str, str | None]] = []
     for k, (words, started) in enumerate(readable):  # wc -l < f: wc's rule covers `< f`
@@ -280,9 +281,11 @@ def match_rules(rules: PermissionRules, tool_name: str, arguments: Mapping[str, 
         if not found and k not in owners:  # rm x < f: the question names `rm x`
             uncovered.append((words, None))
         allowed += found
-        for starter, form in started:  # env rm x: `rm x` needs an allow rule of its own
-            hits = [hit for hit in matching_rules(rules.allow, tool_name, (form,))
-                    if not in_place_unnamed(hit, form)]  # sed -n -i 1p f under shell(sed -n*)
+        for starter, form, head in started:  # env rm x: `rm x` needs an allow rule of its own
+            named = _by_name(form)  # find -exec /bin/rm {} +: shell(rm*) covers it
+            hits = [hit for hit in matching_rules(rules.allow, tool_name, named)
+                    if not in_place_unnamed(hit, named[-1])] or [  # sed -n -i 1p f, shell(sed -n*)
+                        hit for hit in found if _spells(hit, head)]  # shell(uv run pytest*)
             if not hits:
                 uncovered.append((form.split(" ", 1)[0], starter))
             allowed += hits
@@ -290,6 +293,33 @@ def match_rules(rules: PermissionRules, tool_name: str, arguments: Mapping[str, 
         return RuleMatch(None, tuple(dict.fromkeys(allowed)), uncovered=uncovered[0][0],
                          starter=uncovered[0][1])
     return RuleMatch("allow", tuple(dict.fromkeys(allowed)))
+
+
+def _by_name(form: str) -> tuple[str, ...]:
+    """An allow form, and with a program in a system dir by its name (``/bin/rm x``: ``rm x``).
+
+    :data:`goosectx.shell_program.SYSTEM_PROGRAM`: ``shell(rm*)`` covers ``/bin/rm x`` and
+    ``shell(/bin/rm*)`` still does; ``./rm x`` runs a project file: only a rule naming it as
+    written covers it.
+    """
+    if SYSTEM_PROGRAM.match(form) is None:
+        return (form,)
+    program, _, rest = form.partition(" ")
+    return form, " ".join(filter(None, (program.rsplit("/", 1)[1], rest)))
+
+
+def _spells(rule: str, head: str) -> bool:
+    """True when ``rule``'s text before any wildcard is ``head`` or goes on past it.
+
+    ``head``: a simple command up to a program it starts (``uv run pytest``, ``""`` for none);
+    ``shell(uv run pytest*)`` names that program, ``shell(uv run*)`` does not.
+    """
+    spec = _parsed(rule)[1]
+    if not head or spec is None:
+        return False
+    literal = re.split(r"[*?\[]", spec, maxsplit=1)[0]
+    literal = literal.rstrip(" ") if literal != spec else literal
+    return literal == head or literal.startswith(head + " ")
 
 
 def _line_rules(rules: tuple[str, ...], tool_name: str,

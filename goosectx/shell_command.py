@@ -56,6 +56,7 @@ from goosectx.shell_runners import (
     LINE_RUNNERS,
     RUNNERS,
     SU_LIKE,
+    SUBCOMMAND_RUNNERS,
     hidden_program,
     inline_code,
     option_lines,
@@ -63,7 +64,7 @@ from goosectx.shell_runners import (
 )
 from goosectx.shell_sed import computed_script
 from goosectx.shell_transfers import ssh_lines
-from goosectx.shell_unwrap import WRAPPERS, inner_line, unwrap, watch_joins
+from goosectx.shell_unwrap import WRAPPERS, inner_line, runner_readings, unwrap, watch_joins
 from goosectx.shell_words import ASSIGNMENT_WORD, literal_name
 from goosectx.shell_wrappers import make_text, started_commands
 
@@ -111,10 +112,14 @@ class CommandForms:
             ``env -S`` …), for the path checks to read (:mod:`goosectx.shell_dirs`).
         beyond: Why an awk or sed in it does more than read and print (``awk's program runs a
             command (system, a pipe)``), for the question to say; ``None``: none does.
-        started: Each command a wrapper, ``find -exec``, ``fd -x``, ``xargs``, a shell's
-            ``-c`` string … starts, as ``(what starts it, its unquoted form)``
-            (``("find -exec", "rm -rf {}")``): an allow rule covers the command only when
-            each of these matches an allow rule too (a wrapper's rule covers the wrapper only).
+        started: Each command a wrapper, a runner (``uv run``, ``strace``), ``find -exec``,
+            ``fd -x``, ``xargs``, a shell's ``-c`` string … starts, as ``(what starts it, its
+            unquoted form, the unquoted form of the simple command up to its program)``
+            (``("find -exec", "rm -rf {}", "find . -exec rm")``; the third ``""`` when it is no
+            word of the simple command: ``bash -c 'rm x'``): an allow rule covers the command
+            only when each of these matches an allow rule too, or the rule covering the simple
+            command spells it up to that program (``shell(uv run pytest*)``); a wrapper's rule
+            covers the wrapper only.
     """
 
     all: tuple[str, ...]
@@ -125,7 +130,7 @@ class CommandForms:
     maybe: tuple[str, ...] = ()
     inner: tuple[str, ...] = ()
     beyond: str | None = None
-    started: tuple[tuple[str, str], ...] = ()
+    started: tuple[tuple[str, str, str], ...] = ()
 
 
 @dataclass(slots=True)
@@ -141,7 +146,8 @@ class _Reading:
     reparsed: list[str] = field(default_factory=list)  # eval "X=$Y": no exemption in them
     inner: list[str] = field(default_factory=list)  # every inner line (bash -c $'…' decoded)
     beyond: list[str] = field(default_factory=list)  # awk / sed beyond what a rule covers
-    started: list[tuple[str, str]] = field(default_factory=list)  # CommandForms.started
+    started: list[tuple[str, str, str]] = field(default_factory=list)  # CommandForms.started
+    top: list[Word] = field(default_factory=list)  # the simple command's words (started's head)
     dirs: LineDirs | None = None  # where each part of the line runs (protected_paths)
     where: Where | None = None  # where the command read now runs
 
@@ -161,7 +167,7 @@ def command_forms(part: Part, line: str = "", dirs: LineDirs | None = None) -> C
     """The forms of one simple command of ``lex(line)`` (``dirs``: where each part runs)."""
     words = after_keywords(part.words, part.piped)
     r = _Reading([" ".join(w.raw for w in words)], fed=part.fed, dirs=dirs,
-                 where=dirs.at(part.text) if dirs else None)
+                 where=dirs.at(part.text) if dirs else None, top=words)
     r.reasons += [part.unreadable] if part.unreadable else []
     _check_subscripts(words, r)
     _normalise(words, r, 0, leading=True)
@@ -185,7 +191,9 @@ def _allow_form(words: list[Word]) -> str:
 def _starts(starter: str, words: list[Word], r: _Reading) -> None:
     """Note that ``starter`` runs ``words`` (:attr:`CommandForms.started`), when there are any."""
     if words:
-        r.started.append((starter, _allow_form(words)))
+        at = next((i for i, w in enumerate(r.top) if w is words[0]), None)
+        r.started.append((starter, _allow_form(words),
+                          "" if at is None else _allow_form(r.top[:at + 1])))
 
 
 def _add_line(line: str, r: _Reading, depth: int, written: bool = True,
@@ -354,12 +362,19 @@ def _run_by(name: str, words: list[Word], r: _Reading, depth: int) -> None:
     if starts is None:
         r.reasons.append(f"it gives {name} more words than the rules read")
         return
+    verbs = SUBCOMMAND_RUNNERS.get(name, ())
+    verb_at = next((i for i, a in enumerate(args) if a in verbs), None)
+    starter = name if verb_at is None else f"{name} {args[verb_at]}"  # uv run pytest
+    for reading in runner_readings(name, words, verb_at, starts) if bool(verbs) == (
+            verb_at is not None) else ():
+        if not (name in LINE_RUNNERS and reading and any(c.isspace() for c in reading[0].value)):
+            _starts(starter, reading, r)  # an allow rule must cover each: shell(uv run*) + pytest's
     before = len(r.forms)
     for start in starts:
         _normalise(words[start:], r, depth + 1)
     if name in LINE_RUNNERS:  # parallel 'rm {}' ::: x, entr -s 'ls; rm x': a line of its own
         for value in args:
             if any(c.isspace() for c in value):
-                _add_line(value, r, depth, written)
+                _add_line(value, r, depth, written, starter)
     r.maybe += r.forms[before:]
     del r.forms[before:]

@@ -60,6 +60,8 @@ from goosectx.shell_dirs import (
     stdin_arguments,
 )
 from goosectx.shell_options import long_option
+from goosectx.shell_program import SYSTEM_PROGRAM
+from goosectx.shell_unwrap import WRAPPERS, unwrap
 from goosectx.shell_words import Word
 from goosectx.tree_walkers import tree_links_out
 
@@ -128,8 +130,8 @@ def outside_words(command: str, working_dir: Path,
             "make", "gmake") else None  # make -C src PYTHON=../.venv/bin/python test
         interpreter = uv_interpreter(args) if args[0].value == "uv" else None
         substituted = substituted_listing(parts, k)  # wc -l $(find . -name '*.py')
-        for word in args[1:]:  # not the program (nor a redirection's `<`)
-            if any(word is pattern for pattern in patterns):
+        for at, word in enumerate(args[1:], 1):  # not the program (nor a redirection's `<`)
+            if any(word is pattern for pattern in patterns) or _runs_system(args, at):
                 continue
             if substituted is not None and word is substituted[0]:
                 listed = substituted[1]
@@ -153,6 +155,26 @@ def outside_words(command: str, working_dir: Path,
             found = _outside_word(word, dirs, working_dir, real_dir, cache, command, looks)
             if found is not None:
                 yield word.value, found
+
+
+_EXEC_OPTIONS = {"find": ("-exec", "-execdir", "-ok", "-okdir"),
+                 "fd": ("-x", "-X", "--exec", "--exec-batch")}
+
+
+def _runs_system(args: list[Word], at: int) -> bool:
+    """True when ``args[at]`` is a program in a system dir the command runs, which it not reads.
+
+    After ``find -exec``, ``fd -x`` (``/bin/rm``), or a wrapper's options (``sudo /bin/rm``):
+    :data:`goosectx.shell_program.SYSTEM_PROGRAM`, as the allow rules read it.
+    """
+    word = args[at]
+    if word.expands or SYSTEM_PROGRAM.fullmatch(word.value) is None:
+        return False
+    name = args[0].value.rsplit("/", 1)[-1]
+    if args[at - 1].value in _EXEC_OPTIONS.get(name.replace("fdfind", "fd"), ()):
+        return True
+    return name in WRAPPERS and any(bool(r) and r[0] is word
+                                    for r in unwrap(name, args[1:]))
 
 
 def uv_interpreter(args: list[Word]) -> Word | None:

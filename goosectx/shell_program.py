@@ -24,6 +24,9 @@ KEYWORDS = RESERVED_WORDS
 """Reserved words bash reads before a command (``then rm x``): syntax, not a program."""
 
 _COMPOUND = frozenset({"{", "if", "while", "until", "for", "case", "select", "[[", "!"})
+SYSTEM_PROGRAM = re.compile(r"/(?:usr/(?:local/)?)?s?bin/(?!\.\.?(?:$| ))[^/\s'\"\\]+(?= |$)")
+"""A program in a standard program dir, as the first word of an allow form (``/bin/rm x``):
+root's, the one its name runs (``./rm``, ``/opt/bin/rm`` are not)."""
 
 
 def after_keywords(words: list[Word], piped: bool = False) -> list[Word]:

@@ -38,6 +38,7 @@ from goosectx.shell_options import (
 )
 from goosectx.shell_packages import apt_options
 from goosectx.shell_pagers import man_lines, pager_keys
+from goosectx.shell_runner_options import watch_lines
 from goosectx.shell_scripts import runs_in_language
 from goosectx.shell_sed import sed_runs, sed_script
 from goosectx.shell_transfers import transfer_commands, transfer_lines
@@ -57,7 +58,8 @@ SUBCOMMAND_RUNNERS = {
     "tox": ("exec",), "devbox": ("run",), "docker-compose": ("exec", "run"),
     "podman-compose": ("exec", "run"), "op": ("run",), "aws-vault": ("exec",),
     "dotenvx": ("run",), "perf": ("stat", "record", "trace", "ftrace", "iostat"),
-    "rr": ("record",), "ip": ("exec",), "machinectl": ("shell",)}
+    "rr": ("record",), "ip": ("exec",), "machinectl": ("shell",), "doppler": ("run",),
+    "infisical": ("run",), "chamber": ("exec",), "sops": ("exec-env", "exec-file")}
 """Tools whose subcommand runs a command: only after it (``docker rm box`` runs no ``rm``,
 ``uv run rm x`` does)."""
 RUNNERS = frozenset({
@@ -73,12 +75,12 @@ RUNNERS = frozenset({
     *LAUNCHERS})
 """Programs that run another program given in their arguments."""
 LINE_RUNNERS = frozenset({"parallel", "entr", "watchexec", "pixi", "hatch", "devbox", "sem",
-                          "hyperfine", "scl", "concurrently", "nodemon", "capsh",
+                          "sops", "hyperfine", "scl", "concurrently", "nodemon", "capsh",
                           *TERMINAL_EMULATORS})
 """Runners that may run a word holding a blank as a shell command line: ``parallel 'rm {}'
 ::: x``, ``entr -s``, ``watchexec`` (a shell by default), ``pixi run`` (its task shell),
-``hatch run``, ``devbox run``, ``hyperfine 'CMD'``, ``concurrently 'CMD' …``, ``nodemon --exec
-'CMD'``, ``scl enable X 'CMD'``, ``capsh -- -c 'CMD'`` (bash)."""
+``hatch run``, ``devbox run``, ``sops exec-env F 'CMD'``, ``hyperfine 'CMD'``, ``concurrently
+'CMD' …``, ``nodemon --exec 'CMD'``, ``scl enable X 'CMD'``, ``capsh -- -c 'CMD'`` (bash)."""
 SU_LIKE = ("su", "runuser", "sg", "script", "nix-shell", "npx", "vagrant")
 """Programs whose ``-c STRING`` / ``--command=STRING`` is a command line of its own; their
 other words (a user, a group, a log file) are not the command."""
@@ -194,7 +196,7 @@ def option_lines(name: str, args: list[str]) -> list[str]:
             if value:
                 lines.append(value)
     return [*lines, *option_commands(name, args), *package_lines(name, args),
-            *transfer_lines(name, args)]  # scp -o ProxyCommand=…, -S PROG
+            *transfer_lines(name, args), *watch_lines(name, args)]  # scp -o ProxyCommand=…
 
 
 STDIN = "\0stdin"

@@ -15,6 +15,7 @@ from __future__ import annotations
 from goosectx.shell_builtins import SHELLS, shell_line
 from goosectx.shell_lexer import Word
 from goosectx.shell_options import long_option, short_value, su_line
+from goosectx.shell_runner_options import GRAMMARS, MARKED, runner_grammars
 from goosectx.shell_wrappers import env_split_line
 
 # wrapper → (options that take a value, positional words before the command)
@@ -51,10 +52,22 @@ LONG_OPTIONS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "time": (("--append", "--verbose", "--portability", "--quiet", "--help", "--version"),
              ("--format", "--output")),
     "stdbuf": (("--help", "--version"), ("--input", "--output", "--error")),
+    "sudo": (("--askpass", "--background", "--bell", "--edit", "--help", "--login",
+              "--remove-timestamp", "--reset-timestamp", "--list", "--non-interactive",
+              "--preserve-groups", "--preserve-env", "--set-home", "--stdin", "--shell",
+              "--validate", "--version"),
+             ("--auth-type", "--close-from", "--login-class", "--chdir", "--group", "--host",
+              "--other-user", "--prompt", "--chroot", "--role", "--type", "--command-timeout",
+              "--user")),
 }
 """Wrappers' long options as GNU getopt knows them: (flags, or whose value is optional and
 given with ``=`` only; options that take the next word). A ``--long`` word one of them names
 (whole, or by a prefix only it has) is read that one way; any other both ways."""
+_SPECS = {**WRAPPERS, **{key: (g.valued, g.positionals) for key, g in GRAMMARS.items()}}
+_OPTIONAL = {**OPTIONAL_VALUES, **{key: g.optional for key, g in GRAMMARS.items()}}
+_LONG = {**LONG_OPTIONS, **{key: (g.flags, g.long_valued) for key, g in GRAMMARS.items()}}
+"""The wrappers' tables and the runners' (:data:`goosectx.shell_runner_options.GRAMMARS`,
+read by ``NAME`` or ``NAME VERB``: ``unwrap("uv run", …)``)."""
 _TWO_READINGS = {"sudo": "h"}
 """Options read both ways: sudo takes a word that is no option after a bare ``-h`` for its host
 (its own parser, not getopt's), and ``-hu root`` is host ``u`` to getopt; each is also read as
@@ -88,7 +101,7 @@ def unwrap(name: str, words: list[Word], start: int = 0,
     match them all; an allow rule must cover the command of each).
     """
     budget = [8] if budget is None else budget
-    with_value, positionals = WRAPPERS[name]
+    with_value, positionals = _SPECS[name]
     args = [w.value for w in words]
     i = start
     others: list[list[Word]] = []
@@ -120,7 +133,7 @@ def unwrap(name: str, words: list[Word], start: int = 0,
         if name == "nice" and word[1:].isdigit():
             i += 1  # nice -10 CMD
             continue
-        short = short_value(args, i, with_value, OPTIONAL_VALUES.get(name, ""))
+        short = short_value(args, i, with_value, _OPTIONAL.get(name, ""))
         if short.letter and short.letter in _TWO_READINGS.get(name, "") and budget[0] > 0:
             budget[0] -= 1
             flags = "-" + word[len(short.flags) + 2:]  # -hu root: also -h -u root
@@ -130,13 +143,43 @@ def unwrap(name: str, words: list[Word], start: int = 0,
     return [words[i + positionals:], *others]
 
 
+_INPUT_SOURCES = frozenset({":::", "::::", ":::+", "::::+"})
+"""GNU parallel's (and sem's) separators: the words after them are its inputs."""
+
+
+def runner_readings(name: str, words: list[Word], verb_at: int | None,
+                    starts: list[int]) -> list[list[Word]]:
+    """The commands runner ``name WORDS`` may start: an allow rule must cover each.
+
+    Read by its options' grammar (:func:`goosectx.shell_runner_options.runner_grammars`;
+    ``verb_at``: the index of its running subcommand, ``uv run``); ``kubectl exec … -- CMD``:
+    after the ``--`` (:data:`~goosectx.shell_runner_options.MARKED`); any other runner from
+    each word where its command may start (``starts``:
+    :func:`goosectx.shell_runners.runner_starts`), for ``parallel CMD ::: A`` none among its
+    inputs.
+    """
+    args = [w.value for w in words]
+    marks = MARKED.get(name if verb_at is None else f"{name} {args[verb_at]}", ())
+    if (at := next((i for i in range(verb_at or 0, len(args)) if args[i] in marks), None)):
+        return [words[at + 1:]]  # kubectl exec POD -c C -- CMD, nix develop -c CMD
+    keys = runner_grammars(name, args, verb_at)
+    if keys is not None:
+        start = 0 if verb_at is None else verb_at + 1
+        return [reading for key in keys for reading in unwrap(key, words, start)]
+    if name in ("parallel", "sem"):
+        inputs = next((i for i, a in enumerate(args) if a in _INPUT_SOURCES), len(args))
+        given = any(not a.startswith("-") for a in args[:inputs])  # parallel 'pytest {}' ::: a
+        starts = [s for s in starts if s < inputs or not given and args[s] not in _INPUT_SOURCES]
+    return [words[s:] for s in starts]
+
+
 def _long_takes(name: str, word: str) -> bool | None:
     """Whether ``name``'s ``--long`` option ``word`` takes the next word (``None``: not known).
 
     :data:`LONG_OPTIONS`: a word naming a known option whole, or by a prefix of one only;
     ``--opt=V`` takes no next word.
     """
-    flags, valued = LONG_OPTIONS.get(name, ((), ()))
+    flags, valued = _LONG.get(name, ((), ()))
     option = word.partition("=")[0]
     found = [o for o in (*flags, *valued) if o == option] or [
         o for o in (*flags, *valued) if long_option(option, o)]

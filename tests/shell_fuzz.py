@@ -30,6 +30,7 @@ from pathlib import Path
 from shell_oracle import Bash, Ran, runs_rm
 
 from goosectx.permissions import PermissionRules, match_rules, matching_rules
+from goosectx.shell_program import SYSTEM_PROGRAM
 
 # -- the grammar ------------------------------------------------------------------------------
 BLANKISH = ["\r", "\x0b", "\x0c", "\xa0", "\u2028", "\u3000", "\x1b", "\x7f", "\x85", "\t",
@@ -290,9 +291,15 @@ def _shown(value: str) -> str:
 
 
 def covered(rules: PermissionRules, argv: tuple[str, ...]) -> bool:
-    """True when an allow rule covers the program bash ran with these arguments."""
+    """True when an allow rule covers the program bash ran with these arguments.
+
+    A program in a system dir by its name too (``/bin/ls``: ``shell(ls*)``, as the rules read it).
+    """
     form = " ".join(_shown(a) for a in argv)
-    return bool(matching_rules(rules.allow, "shell", (form,)))
+    named = (form,)
+    if argv and SYSTEM_PROGRAM.fullmatch(argv[0]):
+        named += (" ".join(_shown(a) for a in (argv[0].rsplit("/", 1)[1], *argv[1:])),)
+    return bool(matching_rules(rules.allow, "shell", named))
 
 
 @dataclass(frozen=True, slots=True)

@@ -122,7 +122,7 @@ def venv_project(project: Path, tmp_path: Path) -> Path:
 
 
 def _uv(work: Path, command: str) -> tuple[str, str]:
-    rules = PermissionRules(allow=("shell(uv pip list*)", "shell(uv run*)"))
+    rules = PermissionRules(allow=("shell(uv pip list*)", "shell(uv run*)", "shell(pytest*)"))
     verdict = shell_verdict(rules, command, "smart_approve", working_dir=work)
     return verdict.action, verdict.reason
 

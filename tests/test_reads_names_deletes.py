@@ -12,7 +12,10 @@ from rules_support import shell_verdict
 
 from goosectx.approval import ApprovalContext, decide
 from goosectx.permissions import PermissionRules
+from goosectx.shell_command import command_forms
+from goosectx.shell_lexer import lex
 from goosectx.shell_program import program_argv
+from goosectx.shell_runners import RUNNERS
 
 
 @pytest.fixture
@@ -34,10 +37,16 @@ def project(tmp_path: Path) -> Path:
 
 
 def _verdict(work: Path, command: str) -> tuple[str, str]:
-    """The verdict under a rule for each program of the line, and each a wrapper runs."""
+    """The verdict under a rule for each program of the line, each a wrapper runs and a runner.
+
+    (``parallel gzip ::: a.txt``: ``shell(parallel*)`` and ``shell(gzip*)``.)
+    """
     parts = [part.split() for part in command.replace("&&", "|").split("|") if part.strip()]
-    programs = sorted({name for words in parts
-                       for name in (words[0], *program_argv(words)[:1])})
+    started = {form.split(" ", 1)[0] for part in lex(command)  # not wget --use-askpass's
+               for starter, form, _head in command_forms(part, command).started
+               if starter.split(" ", 1)[0] in RUNNERS}
+    programs = sorted(started | {name for words in parts
+                                 for name in (words[0], *program_argv(words)[:1])})
     rules = PermissionRules(allow=tuple(f"shell({p}*)" for p in programs))
     verdict = shell_verdict(rules, command, "smart_approve", working_dir=work)
     return verdict.action, verdict.reason
