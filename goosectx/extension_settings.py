@@ -35,7 +35,7 @@ def leading_envs(words: list[str]) -> tuple[dict[str, str], list[str]]:
     return envs, rest
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False, repr=False)  # compared, printed nowhere (a test)
 class ExtensionSettings:
     """The extension keys of the config file (``Settings.extensions``).
 

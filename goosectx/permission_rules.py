@@ -23,7 +23,7 @@ RuleKind = Literal["allow", "ask", "deny"]
 _RULE = LazyPattern(r"^\s*([^()\s]+)\s*(?:\((.*)\))?\s*$", re.S)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False)  # printed nowhere (a test)
 class PermissionRules:
     """Permission rules: patterns such as ``shell(git status*)``.
 

@@ -132,7 +132,7 @@ CALIBRATION_WINDOW = 15
 holds more (an imported file) is cut to its newest."""
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False, repr=False)  # compared, printed nowhere (a test)
 class SessionState:
     """Per-session state that survives a restart (stored as the session's ``state_json``).
 
