@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -42,6 +41,8 @@ def name_problem(name: str) -> str | None:
         return "is empty"
     if len(name) > NAME_MAX_CHARS:
         return f"is {len(name):,} characters long (at most {NAME_MAX_CHARS})"
+    import unicodedata  # here: only a name being given is checked (compact never loads it)
+
     for char in name:
         if unicodedata.category(char) in ("Cc", "Cf", "Zl", "Zp") and char != "\u200d":
             return f"holds a control character ({ascii(char)[1:-1]})"
@@ -132,7 +133,7 @@ CALIBRATION_WINDOW = 15
 holds more (an imported file) is cut to its newest."""
 
 
-@dataclass(slots=True, eq=False, repr=False)  # compared, printed nowhere (a test)
+@dataclass(slots=True)
 class SessionState:
     """Per-session state that survives a restart (stored as the session's ``state_json``).
 

@@ -1,14 +1,15 @@
-"""Settings, limits, prompts and a session's state are compared and printed nowhere (plain).
+"""Settings, limits, prompts and the usage ledger are compared and printed nowhere (plain).
 
-``config.Settings`` and ``ModelConfig``, ``ExtensionSettings``, ``session.SessionState``,
-``usage.UsageLedger``, ``providers.base.ContextLimit`` and ``TokenPrices``,
-``context_breakdown.ContextBreakdown``, ``prompts.SystemPrompt`` and ``InstructionScan``,
-``store.scan_state.StoredScanState``, ``cli.common.OpenSession``,
-``compaction.figures.RequestContext`` and ``cli.compact_cancel.Progress`` are dataclasses
-without a generated ``__eq__``, ``__hash__`` or ``__repr__`` (``PermissionRules``, compared,
-without ``__repr__``): each generated method costs every ``compact --dry-run`` its compile at
-import (~3 ms of CPU for these). This proves the commands that use them — a ``run`` that calls
-a tool, ``info``, a dry run and a real compaction — never compare, hash or print one.
+``config.Settings`` and ``ModelConfig``, ``ExtensionSettings``, ``usage.UsageLedger``,
+``providers.base.ContextLimit`` and ``TokenPrices``, ``context_breakdown.ContextBreakdown``,
+``prompts.SystemPrompt`` and ``InstructionScan``, ``store.scan_state.StoredScanState``,
+``cli.common.OpenSession``, ``compaction.figures.RequestContext`` and
+``cli.compact_cancel.Progress`` are dataclasses without a generated ``__eq__``, ``__hash__``
+or ``__repr__`` (``PermissionRules``, compared, without ``__repr__``; ``session.SessionState``
+keeps both: an import's round trip compares it): each generated method costs every
+``compact --dry-run`` its compile at import (~3 ms of CPU for these). This proves the commands
+that use them — a ``run`` that calls a tool, ``info``, a dry run and a real compaction — never
+compare, hash or print one.
 """
 
 from __future__ import annotations
@@ -28,13 +29,12 @@ from goosectx.extension_settings import ExtensionSettings
 from goosectx.permission_rules import PermissionRules
 from goosectx.prompts import InstructionScan, SystemPrompt
 from goosectx.providers.base import ContextLimit, TokenPrices
-from goosectx.session import SessionState
 from goosectx.store.scan_state import StoredScanState
 from goosectx.usage import UsageLedger
 
-RECORDS = (Settings, ModelConfig, ExtensionSettings, SessionState, UsageLedger, ContextLimit,
-           TokenPrices, ContextBreakdown, SystemPrompt, InstructionScan, StoredScanState,
-           OpenSession, RequestContext, Progress)
+RECORDS = (Settings, ModelConfig, ExtensionSettings, UsageLedger, ContextLimit, TokenPrices,
+           ContextBreakdown, SystemPrompt, InstructionScan, StoredScanState, OpenSession,
+           RequestContext, Progress)
 
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning:pydantic")  # litellm's, not ours
 
