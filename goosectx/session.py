@@ -267,7 +267,7 @@ UNKNOWN_TIME = datetime(1970, 1, 1, tzinfo=UTC)
 """The stand-in for a stored session time that does not parse (``Session.damaged_times``)."""
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False, repr=False)  # compared, printed nowhere (a test)
 class Session:
     """A saved session.
 

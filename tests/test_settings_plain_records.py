@@ -1,13 +1,14 @@
-"""Settings, limits, prompts and the usage ledger are compared and printed nowhere (plain).
+"""Settings, limits, prompts, sessions and ledgers are compared and printed nowhere (plain).
 
-``config.Settings`` and ``ModelConfig``, ``ExtensionSettings``, ``usage.UsageLedger``,
+``config.Settings`` and ``ModelConfig``, ``ExtensionSettings``, ``session.Session``,
+``conversation.Conversation``, ``usage.UsageLedger``,
 ``providers.base.ContextLimit`` and ``TokenPrices``, ``context_breakdown.ContextBreakdown``,
 ``prompts.SystemPrompt`` and ``InstructionScan``, ``store.scan_state.StoredScanState``,
 ``cli.common.OpenSession``, ``compaction.figures.RequestContext`` and
 ``cli.compact_cancel.Progress`` are dataclasses without a generated ``__eq__``, ``__hash__``
 or ``__repr__`` (``PermissionRules``, compared, without ``__repr__``; ``session.SessionState``
 keeps both: an import's round trip compares it): each generated method costs every
-``compact --dry-run`` its compile at import (~3 ms of CPU for these). This proves the commands
+``compact --dry-run`` its compile at import (~3.5 ms of CPU for these). This proves the commands
 that use them — a ``run`` that calls a tool, ``info``, a dry run and a real compaction — never
 compare, hash or print one.
 """
@@ -25,16 +26,18 @@ from goosectx.cli.compact_cancel import Progress
 from goosectx.compaction.figures import RequestContext
 from goosectx.config import ModelConfig, Settings
 from goosectx.context_breakdown import ContextBreakdown
+from goosectx.conversation import Conversation
 from goosectx.extension_settings import ExtensionSettings
 from goosectx.permission_rules import PermissionRules
 from goosectx.prompts import InstructionScan, SystemPrompt
 from goosectx.providers.base import ContextLimit, TokenPrices
+from goosectx.session import Session
 from goosectx.store.scan_state import StoredScanState
 from goosectx.usage import UsageLedger
 
-RECORDS = (Settings, ModelConfig, ExtensionSettings, UsageLedger, ContextLimit, TokenPrices,
-           ContextBreakdown, SystemPrompt, InstructionScan, StoredScanState, OpenSession,
-           RequestContext, Progress)
+RECORDS = (Settings, ModelConfig, ExtensionSettings, Session, Conversation, UsageLedger,
+           ContextLimit, TokenPrices, ContextBreakdown, SystemPrompt, InstructionScan,
+           StoredScanState, OpenSession, RequestContext, Progress)
 
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning:pydantic")  # litellm's, not ours
 
