@@ -16,13 +16,14 @@ from __future__ import annotations
 
 import base64
 import binascii
-import re
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from goosectx.lazy_pattern import LazyPattern
+
 AttachmentKind = Literal["file", "resource", "image"]
 ATTACHMENT_KINDS: tuple[AttachmentKind, ...] = ("file", "resource", "image")
-_TAG_START = re.compile(r"<(?=[\s/]*[Aa][Tt][Tt][Aa][Cc][Hh][Mm][Ee][Nn][Tt])")
+_TAG_START = LazyPattern(r"<(?=[\s/]*[Aa][Tt][Tt][Aa][Cc][Hh][Mm][Ee][Nn][Tt])")
 """A ``<`` that opens an attachment tag (``<attachment``, ``</attachment``, any case, spaces
 allowed). Spelt without ``re.IGNORECASE``, which made the substitution twice as slow."""
 

@@ -73,7 +73,7 @@ _MODEL_KEYS = {"context_limit", "manages_own_context", "api_base", "api_key_env"
                "max_output_tokens", "tool_choice", "supports_vision"}
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False, repr=False)  # compared, printed nowhere (a test)
 class ModelConfig:
     """Per-model settings from a ``[models."provider/name"]`` table.
 
@@ -102,7 +102,7 @@ class ModelConfig:
     supports_vision: bool | None = None
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False, repr=False)  # compared, printed nowhere (a test)
 class Settings:
     """Resolved settings.
 

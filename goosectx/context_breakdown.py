@@ -20,7 +20,7 @@ MENTION_KINDS = ("file", "resource")
 """Attachments of these kinds in a message the user typed are its ``@`` mentions."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False, repr=False)  # compared, printed nowhere (a test)
 class ContextBreakdown:
     """Token estimate of one full request, by category (for ``/context``).
 

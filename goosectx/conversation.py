@@ -79,7 +79,7 @@ __all__ = [
 ]
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False, repr=False)  # compared, printed nowhere (a test)
 class Conversation:
     """An ordered list of messages: the full history, visible or not.
 

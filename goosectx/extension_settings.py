@@ -8,16 +8,16 @@ keys); ``tool_budget_ratio`` is validated at load like every other number.
 from __future__ import annotations
 
 import math
-import re
 import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from goosectx.errors import ConfigError
+from goosectx.lazy_pattern import LazyPattern
 
 DEFAULT_TOOL_BUDGET_RATIO = 0.10
-ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+ENV_NAME = LazyPattern(r"^[A-Za-z_][A-Za-z0-9_]*$")
 """A variable's name (``env_keys``, ``envs``, a spec's leading ``NAME=value``)."""
 
 
@@ -35,7 +35,7 @@ def leading_envs(words: list[str]) -> tuple[dict[str, str], list[str]]:
     return envs, rest
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False, repr=False)  # compared, printed nowhere (a test)
 class ExtensionSettings:
     """The extension keys of the config file (``Settings.extensions``).
 

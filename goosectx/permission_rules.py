@@ -16,13 +16,14 @@ from typing import Literal
 
 from goosectx.config_values import fail, top_level_key_error
 from goosectx.errors import ConfigError
+from goosectx.lazy_pattern import LazyPattern
 
 RuleKind = Literal["allow", "ask", "deny"]
 
-_RULE = re.compile(r"^\s*([^()\s]+)\s*(?:\((.*)\))?\s*$", re.S)
+_RULE = LazyPattern(r"^\s*([^()\s]+)\s*(?:\((.*)\))?\s*$", re.S)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False)  # printed nowhere (a test)
 class PermissionRules:
     """Permission rules: patterns such as ``shell(git status*)``.
 

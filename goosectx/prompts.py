@@ -80,7 +80,7 @@ _INSTRUCTIONS_HEADER = (
 )
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False, repr=False)  # compared, printed nowhere (a test)
 class SystemPrompt:
     """A built system prompt.
 
@@ -101,7 +101,7 @@ def find_repo_root(start: Path) -> Path | None:
     return None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False, repr=False)  # compared, printed nowhere (a test)
 class InstructionScan:
     """The instruction files of one working dir: those read and those skipped.
 

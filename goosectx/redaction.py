@@ -351,14 +351,24 @@ def known_redactor() -> Redactor:
     return _cached[1]
 
 
-_URL = re.compile(r"\b[a-z][a-z0-9+.-]*://[^\s\"'<>`]+", re.IGNORECASE)
-_KEY_LIKE_PARAM = re.compile(
-    r"(?:.*[_.-])?(?:api_?key|key|token|secret|password|passwd|pass|pwd|sig|signature"
-    r"|credentials?|authorization|auth_?token|access_?token|code)", re.IGNORECASE)
-"""Query parameter names whose value is taken for a secret: the name is, or ends in a part
-(after ``_``, ``-`` or ``.``) that is, such a word (``key``, ``api_key``, ``x-goog-api-key``,
-``access_token``, ``sig``). Only whole words: ``max_tokens``, ``keyword``, ``monkey``,
-``tokenizer``, ``passive`` and ``auth=basic`` are left as they are."""
+@functools.cache
+def _url() -> re.Pattern[str]:
+    """A URL, for :func:`redact_urls` (compiled at its first text with ``://`` in it)."""
+    return re.compile(r"\b[a-z][a-z0-9+.-]*://[^\s\"'<>`]+", re.IGNORECASE)
+
+
+@functools.cache
+def _key_like_param() -> re.Pattern[str]:
+    """Query parameter names whose value is taken for a secret (compiled at the first use).
+
+    The name is, or ends in a part (after ``_``, ``-`` or ``.``) that is, such a word
+    (``key``, ``api_key``, ``x-goog-api-key``, ``access_token``, ``sig``). Only whole words:
+    ``max_tokens``, ``keyword``, ``monkey``, ``tokenizer``, ``passive`` and ``auth=basic`` are
+    left as they are.
+    """
+    return re.compile(
+        r"(?:.*[_.-])?(?:api_?key|key|token|secret|password|passwd|pass|pwd|sig|signature"
+        r"|credentials?|authorization|auth_?token|access_?token|code)", re.IGNORECASE)
 
 
 def _redact_params(text: str) -> str:
@@ -366,7 +376,7 @@ def _redact_params(text: str) -> str:
     params = []
     for param in text.split("&"):
         name, eq, value = param.partition("=")
-        params.append(f"{name}={REDACTED}" if eq and value and _KEY_LIKE_PARAM.fullmatch(name)
+        params.append(f"{name}={REDACTED}" if eq and value and _key_like_param().fullmatch(name)
                       else param)
     return "&".join(params)
 
@@ -396,4 +406,4 @@ def redact_urls(text: str) -> str:
     """
     if "://" not in text:
         return text
-    return _URL.sub(lambda m: _redact_url(m.group()), text)
+    return _url().sub(lambda m: _redact_url(m.group()), text)

@@ -21,8 +21,9 @@ from __future__ import annotations
 import binascii
 import bisect
 import codecs
-import re
 from collections.abc import Iterable
+
+from goosectx.lazy_pattern import LazyPattern
 
 ASCII_SPACE = b" \t\n\r\x0b\x0c\x1c\x1d\x1e\x1f"
 """The ASCII characters ``str.split`` (and ``\\s`` of ``re``) take for whitespace."""
@@ -40,7 +41,7 @@ _HEX = frozenset("0123456789abcdefABCDEF")
 _ESCAPES = {f"{a}{b}".encode(): bytes([int(a + b, 16)]) for a in _HEX for b in _HEX}
 """The byte each two hex digits (any case) after a ``%`` decode to."""
 _ERRORS = "goosectx-redaction"
-TERMINAL_ESCAPE = re.compile(r"\x1b(?:\[[ -?]*[@-~]|\][^\x00\x07\x1b]*(?:\x07|\x1b\\))")
+TERMINAL_ESCAPE = LazyPattern(r"\x1b(?:\[[ -?]*[@-~]|\][^\x00\x07\x1b]*(?:\x07|\x1b\\))")
 """A terminal's CSI (``ESC [0m``: colour, cursor) or OSC (``ESC ]0;title BEL``) sequence."""
 
 

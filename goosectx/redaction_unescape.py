@@ -44,23 +44,42 @@ _PAIR = (r"u(?P<high>[dD][89abAB][0-9a-fA-F]{2})" + _SLASH
 _WIDE_SLASHED = _slashed(_PAIR, "[0-9a-fA-F]{4}", "000[0-9a-fA-F]{5}|0010[0-9a-fA-F]{4}",
                          "[0-9a-fA-F]{1,5}")
 _WIDE_ENTITY = _entity("[0-9a-fA-F]{1,5}", "[0-9]{1,7}")
-BACKSLASH_ESCAPE = re.compile(_WIDE_SLASHED + "|" + _WIDE_ENTITY)
-"""An escape of one character decoded: JSON's, JavaScript's and Python's ``\\u0073`` (any
-character; a surrogate pair one), ``\\U00000073`` (Python, C), ``\\u{73}`` (JavaScript,
-Rust, Swift), each with its backslash doubled too (``\\\\u0073``: JSON in a JSON string);
-``\\x73`` and octal ``\\163`` of an ASCII character (a C byte above is not one); HTML's
-``&#x73;`` and ``&#115;``. A text with none (no backslash, no ``&#``) is read as it is."""
-_READ = {
-    True: (re.compile(_WIDE_SLASHED), re.compile(_WIDE_ENTITY)),
-    False: (re.compile(_slashed("(?!)(?P<high>)(?P<low>)", "00[0-7][0-9a-fA-F]",
+BACKSLASH_ESCAPE = _WIDE_SLASHED + "|" + _WIDE_ENTITY
+"""The regex of an escape of one character decoded (:func:`backslash_escape` compiles it):
+JSON's, JavaScript's and Python's ``\\u0073`` (any character; a surrogate pair one),
+``\\U00000073`` (Python, C), ``\\u{73}`` (JavaScript, Rust, Swift), each with its backslash
+doubled too (``\\\\u0073``: JSON in a JSON string); ``\\x73`` and octal ``\\163`` of an ASCII
+character (a C byte above is not one); HTML's ``&#x73;`` and ``&#115;``. A text with none (no
+backslash, no ``&#``) is read as it is."""
+
+
+@functools.cache
+def backslash_escape() -> re.Pattern[str]:
+    """:data:`BACKSLASH_ESCAPE` compiled, at its first use (as :func:`_reading`'s patterns).
+
+    A process that redacts only texts without an escape (``compact --dry-run`` naming its
+    session) compiles none of them: at import they took ~1.5 ms of CPU.
+    """
+    return re.compile(BACKSLASH_ESCAPE)
+
+
+@functools.cache
+def _reading(wide: bool) -> tuple[re.Pattern[str], re.Pattern[str]]:
+    r"""What :class:`Unescaped` decodes, backslash escapes and HTML's apart (compiled once).
+
+    Each regex starts with a literal: ``re`` skips to where one can start. Of any character,
+    or (``wide`` false) of ASCII characters only: when no secret holds another (JSON of French
+    text, ``\u00e9`` everywhere, is read as it is, and the reading of ASCII text stays ASCII:
+    faster to search).
+    """
+    if wide:
+        return re.compile(_WIDE_SLASHED), re.compile(_WIDE_ENTITY)
+    return (re.compile(_slashed("(?!)(?P<high>)(?P<low>)", "00[0-7][0-9a-fA-F]",
                                 "000000[0-7][0-9a-fA-F]", "0{0,2}[0-7]?[0-9a-fA-F]")),
             re.compile(_entity("0{0,2}[0-7]?[0-9a-fA-F]",
-                               "0{0,3}(?:1[01][0-9]|12[0-7]|[0-9]{1,2})"))),
-}
-"""What :class:`Unescaped` decodes, backslash escapes and HTML's apart (each regex starts with
-a literal: ``re`` skips to where one can start); of any character, or (``False``) of ASCII
-characters only: when no secret holds another (JSON of French text, ``\\u00e9``
-everywhere, is read as it is, and the reading of ASCII text stays ASCII: faster to search)."""
+                               "0{0,3}(?:1[01][0-9]|12[0-7]|[0-9]{1,2})")))
+
+
 PARTIAL_BACKSLASH = (
     _SLASH + r"(?:u(?:[0-9a-fA-F]{0,3}|[dD][89abAB][0-9a-fA-F]{2}(?:" + _SLASH
     + r"u?[0-9a-fA-F]{0,3})?|\{[0-9a-fA-F]{0,7})|U[0-9a-fA-F]{0,7}|x[0-9a-fA-F]?|[0-7]{1,2})?"
@@ -84,7 +103,7 @@ def escape_most_chars(text: str) -> int:
 
 
 def escaped_char(match: re.Match[str]) -> str:
-    """The character a :data:`BACKSLASH_ESCAPE` match (or one of :data:`_READ`'s) stands for."""
+    """The character a :data:`BACKSLASH_ESCAPE` match (or one of :func:`_reading`'s) stands for."""
     name = match.lastgroup  # (the one group that matched; of a surrogate pair, its second)
     assert name is not None
     digits = match.group(name)
@@ -99,7 +118,7 @@ def escaped_char(match: re.Match[str]) -> str:
 
 def _escapes(text: str, wide: bool) -> Iterator[tuple[int, int, str]]:
     """Each backslash escape and HTML reference of ``text``: (start, end, its character)."""
-    slashed, entity = _READ[wide]
+    slashed, entity = _reading(wide)
     found = [r.finditer(text) for r, mark in ((slashed, "\\"), (entity, "&")) if mark in text]
     matches = found[0] if len(found) == 1 else heapq.merge(*found, key=lambda m: m.start())
     for match in matches:  # (in order: the two kinds never overlap)

@@ -27,6 +27,7 @@ from goosectx.redaction_check import TERMINAL_ESCAPE
 from goosectx.redaction_unescape import (
     BACKSLASH_ESCAPE,
     PARTIAL_BACKSLASH,
+    backslash_escape,
     escape_most_chars,
     escaped_char,
 )
@@ -38,7 +39,7 @@ that could still become a secret; a shorter one waits for the whitespace after i
 CUT_CHARS = 12
 """A secret's start this long at the end of a stream cut short is redacted (of a shorter
 form, all but its last two characters): shorter ones say too little to be taken for it."""
-_ESCAPE = re.compile(r"%([0-9A-Fa-f]{2})|" + BACKSLASH_ESCAPE.pattern)
+_ESCAPE = re.compile(r"%([0-9A-Fa-f]{2})|" + BACKSLASH_ESCAPE)
 """A ``%XX`` or a backslash escape (``\\u0073``, ``\\x73``, ``\\163``): one character read."""
 _PARTIAL_ESCAPE = re.compile(r"(?:%[0-9A-Fa-f]?|" + PARTIAL_BACKSLASH + r")\Z")
 _PARTIAL_PERCENT = re.compile(r"%[0-9A-Fa-f]?\Z")
@@ -225,7 +226,7 @@ def _char(match: re.Match[str]) -> str:
     """The character an :data:`_ESCAPE` match stands for."""
     if match.group(1) is not None:
         return chr(int(match.group(1), 16))
-    escape = BACKSLASH_ESCAPE.match(match.group())
+    escape = backslash_escape().match(match.group())
     assert escape is not None  # (its pattern is the rest of :data:`_ESCAPE`'s)
     return escaped_char(escape)
 

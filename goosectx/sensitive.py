@@ -16,11 +16,12 @@ from __future__ import annotations
 import fnmatch
 import functools
 import os
-import re
 import stat
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from goosectx.lazy_pattern import LazyPattern
 
 if TYPE_CHECKING:
     from goosectx.shell_dirs import Walked
@@ -159,7 +160,7 @@ def cached_resolve(path: Path, cache: dict[str, Path]) -> Path:
     return real
 
 
-_DOTS = re.compile(r"/\.\.?(?:/|$)")
+_DOTS = LazyPattern(r"/\.\.?(?:/|$)")
 
 
 def is_sensitive(path: Path, *, data_dir: Path | None = None,

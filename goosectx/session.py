@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import re
-import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -11,10 +9,11 @@ from pathlib import Path
 from typing import Any
 
 from goosectx.conversation import Conversation, Message
+from goosectx.lazy_pattern import LazyPattern
 from goosectx.stored_message import StoredMessage
 from goosectx.usage import UsageLedger
 
-SESSION_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
+SESSION_ID = LazyPattern(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
 """What a session id may be: it becomes a file name (``locks/<id>.lock``), so no ``/``, no
 ``..``, no dot at all, at most 64 characters. Names never become paths and stay free text."""
 
@@ -42,6 +41,8 @@ def name_problem(name: str) -> str | None:
         return "is empty"
     if len(name) > NAME_MAX_CHARS:
         return f"is {len(name):,} characters long (at most {NAME_MAX_CHARS})"
+    import unicodedata  # here: only a name being given is checked (compact never loads it)
+
     for char in name:
         if unicodedata.category(char) in ("Cc", "Cf", "Zl", "Zp") and char != "\u200d":
             return f"holds a control character ({ascii(char)[1:-1]})"
@@ -83,7 +84,7 @@ def title_from_text(text: str) -> str | None:
     return line if len(line) <= TITLE_MAX_CHARS else line[:TITLE_MAX_CHARS - 1] + "…"
 
 
-_LABEL_LINE = re.compile(r"#{1,6} .*:|/[\w:.-]+ is running…?(\.\.\.)?")
+_LABEL_LINE = LazyPattern(r"#{1,6} .*:|/[\w:.-]+ is running…?(\.\.\.)?")
 """A line :func:`title_from_text` passes over: a heading ending with ``:``, a command's echo."""
 
 
@@ -266,7 +267,7 @@ UNKNOWN_TIME = datetime(1970, 1, 1, tzinfo=UTC)
 """The stand-in for a stored session time that does not parse (``Session.damaged_times``)."""
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False, repr=False)  # compared, printed nowhere (a test)
 class Session:
     """A saved session.
 

@@ -11,11 +11,11 @@ and saves a long session).
 
 from __future__ import annotations
 
-import re
 from datetime import UTC, datetime
 from json.encoder import encode_basestring, encode_basestring_ascii
 from typing import Any, NamedTuple
 
+from goosectx.lazy_pattern import LazyPattern
 from goosectx.message import MessageMetadata, Role
 from goosectx.parts import (
     Part,
@@ -110,7 +110,7 @@ def _string_json(text: str) -> str:
     return encode_basestring(text)
 
 
-_AS_STORED = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}"
+_AS_STORED = LazyPattern(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}"
                         r"(?:\.(?!000000)[0-9]{6})?(?:\+|-(?!00:00))(?:[01][0-9]|2[0-3]):[0-5][0-9]")
 """A time ``datetime.fromisoformat`` reads and ``isoformat`` writes back as it was (one with
 an offset, no fraction of zeros, no ``-00:00``): stored as it is, not formatted again."""

@@ -328,7 +328,7 @@ def _reported_figures(usage: Usage) -> dict[str, Any]:
     return figures
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False, repr=False)  # compared, printed nowhere (a test)
 class UsageLedger:
     """All billed calls of a session plus its ``current`` context figure.
 

@@ -151,7 +151,7 @@ def waiting_notice(text: str) -> None:
         sys.stderr.flush()
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False, repr=False)  # compared, printed nowhere (a test)
 class OpenSession:
     """A session opened for driving: the store, the loaded session and its lock."""
 

@@ -17,7 +17,7 @@ from goosectx.cli.exit_signals import exit_status, received_name
 from goosectx.errors import CompactionCancelled, GoosectxError
 
 
-@dataclass
+@dataclass(eq=False, repr=False)  # compared, printed nowhere (a test)
 class Progress:
     """What ``goosectx compact`` did so far in this process."""
 

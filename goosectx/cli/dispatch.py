@@ -68,7 +68,7 @@ def dispatch(app: typer.Typer, argv: list[str] | None,
     fit_output()  # a terminal that encodes ASCII only: our punctuation as ASCII
     args = list(sys.argv[1:] if argv is None else argv)
     if argv is None:
-        from goosectx.cli.task_input import utf8_stdin
+        from goosectx.cli.stdin_text import utf8_stdin
 
         args = typed_text(args, app)  # UTF-8 typed under an ASCII locale: the text typed
         utf8_stdin()

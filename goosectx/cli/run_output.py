@@ -23,7 +23,7 @@ from goosectx.cli.sanitize import (
     one_line_safe,
     terminal_safe,
 )
-from goosectx.cli.task_input import lenient
+from goosectx.cli.stdin_text import lenient
 from goosectx.compaction.tool_errors import exception_line
 from goosectx.conversation import ToolRequest
 from goosectx.events import (

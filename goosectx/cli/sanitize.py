@@ -64,6 +64,7 @@ from __future__ import annotations
 
 import re
 
+from goosectx.lazy_pattern import LazyPattern
 from goosectx.surrogates import whole_text
 
 __all__ = ["APPROVAL_MARKER", "BLANK_LOOKING", "SafeStream", "code_safe", "json_safe",
@@ -85,7 +86,7 @@ where the kept-joiner pattern keeps it): :attr:`_Tables.unsafe`."""
 _JOINER_NEIGHBOUR = (f"[^\x00-\x7f\x80-\x9f\\s{_INVISIBLE}\ud800-\udfff"
                      f"{APPROVAL_MARKER}]")
 """A visible non-ASCII character (what a kept joiner stands between)."""
-_CSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]")
+_CSI = LazyPattern(r"\x1b\[[0-?]*[ -/]*[@-~]")
 """A complete 7-bit CSI sequence (colours, cursor moves): tool output may have it removed.
 The 8-bit form (U+009B) is no program's normal output, so it stays visible."""
 

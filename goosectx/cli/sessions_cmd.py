@@ -39,7 +39,7 @@ def ask_line(question: str) -> str:
     (After the ``^C`` the terminal echoed: the shell's prompt does not come back on the
     question's line.)
     """
-    from goosectx.cli.task_input import lenient
+    from goosectx.cli.stdin_text import lenient
 
     lenient(sys.stdin)  # a byte that is not UTF-8 is U+FFFD: an answer that means nothing
     try:

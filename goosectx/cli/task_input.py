@@ -22,7 +22,6 @@ surrogate no encoder or provider accepts) has its lone surrogates replaced by U+
 
 from __future__ import annotations
 
-import codecs
 import os
 import stat
 import sys
@@ -31,35 +30,6 @@ from dataclasses import dataclass
 from typing import BinaryIO, TextIO
 
 from goosectx.errors import UsageError
-
-
-def utf8_stdin() -> None:
-    """``sys.stdin`` read as UTF-8 whatever the locale (its ``errors`` kept).
-
-    Under ``LC_ALL=C`` without Python's UTF-8 mode stdin decodes ASCII: UTF-8 piped into the
-    REPL reached the model as U+FFFD. Done before anything reads it.
-    """
-    stdin = sys.stdin
-    if stdin is None or not hasattr(stdin, "reconfigure"):
-        return
-    try:
-        if codecs.lookup(stdin.encoding or "ascii").name != "utf-8":
-            stdin.reconfigure(encoding="utf-8", errors=stdin.errors or "strict")
-    except (LookupError, ValueError, OSError):
-        return  # an unknown codec, or a stream already read: left as it is
-
-
-def lenient(stdin: TextIO) -> TextIO:
-    """``stdin`` decoding a byte that is not UTF-8 as U+FFFD instead of raising.
-
-    Python opens stdin with ``errors="strict"`` in most UTF-8 locales (``surrogateescape``
-    only in C / C.UTF-8): a Latin-1 byte piped in then ended the REPL with a traceback, and
-    one typed in an answer (``run``'s approval question, a ``[y/N]``) ended goosectx.
-    """
-    if getattr(stdin, "errors", None) == "strict" and hasattr(stdin, "reconfigure"):
-        stdin.reconfigure(errors="replace")
-    return stdin
-
 
 MAX_TASK_BYTES = 16 * 2**20
 """The most a task read with ``-i`` or from stdin may hold: over any model's context (2M
@@ -154,8 +124,7 @@ def read_piped(stdin: TextIO) -> Piped | None:
     Raises:
         UsageError: it is not UTF-8 text (NUL bytes, invalid bytes).
     """
-    # Here, not above: every command imports this module at start-up (utf8_stdin), and this
-    # one would load the whole store package with it (~15 ms of `goosectx --help`).
+    # Here, not above: this one would load the whole store package with it (~15 ms).
     from goosectx.store.replacing import replace_surrogates
 
     buffer = getattr(stdin, "buffer", None)

@@ -26,7 +26,7 @@ from goosectx.cli.input_guard import parse_keys
 from goosectx.cli.plain_answers import NOT_AN_ANSWER, parse_approval_answer
 from goosectx.cli.safe_console import safe_console
 from goosectx.cli.sanitize import APPROVAL_MARKER, terminal_safe
-from goosectx.cli.task_input import lenient
+from goosectx.cli.stdin_text import lenient
 
 try:
     from termios import error as TermiosError

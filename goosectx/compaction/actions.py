@@ -27,8 +27,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from goosectx.compaction.lazy_pattern import LazyPattern
 from goosectx.compaction.shell_files import shell_file_changes
+from goosectx.lazy_pattern import LazyPattern
 
 WRITE_VERBS = frozenset({"created", "written", "edited", "deleted"})
 """Verbs that change a file (the summary must keep every path that has one)."""

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from goosectx.compaction.constraint_change import request_lines
 from goosectx.compaction.cuts import word_head
 from goosectx.compaction.file_record import FileRecord, carry_file_line
-from goosectx.compaction.lazy_pattern import LazyPattern
+from goosectx.lazy_pattern import LazyPattern
 
 ANSWERED_NEXT_STEP = "None: the last request was answered; wait for the user's next message."
 """``next_step`` when the summarised part ends with an answer (no pending tool call)."""

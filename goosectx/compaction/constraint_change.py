@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 
-from goosectx.compaction.lazy_pattern import LazyPattern
+from goosectx.lazy_pattern import LazyPattern
 
 SUPERSEDED = " (superseded by a later line)"
 """Ends a constraint a later line of the user's lifted or changed."""

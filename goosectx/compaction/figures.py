@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from goosectx.tools.definitions import ToolExtras, ToolList
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False, repr=False)  # compared, printed nowhere (a test)
 class RequestContext:
     """The fixed part of every request.
 

@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass, field
 
 from goosectx.compaction.actions import WRITE_VERBS
-from goosectx.compaction.lazy_pattern import LazyPattern
+from goosectx.lazy_pattern import LazyPattern
 
 NOT_CHANGED = "not changed"
 """What a file line says when every attempt to change the file failed or was rejected."""

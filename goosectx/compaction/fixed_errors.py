@@ -21,8 +21,8 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from goosectx.compaction.lazy_pattern import LazyPattern
 from goosectx.conversation import Message, ToolRequest, ToolResponse
+from goosectx.lazy_pattern import LazyPattern
 
 _LABEL = LazyPattern(r"^[\w.-]+(?: \w+)? (`+) ?(.*?) ?\1(?=: |$)")
 """A call's label at the start of an error entry (``shell `pytest -q`: …``): group 2 is the

@@ -17,7 +17,6 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from goosectx.compaction.lazy_pattern import LazyPattern
 from goosectx.conversation import (
     Attachment,
     Message,
@@ -26,6 +25,7 @@ from goosectx.conversation import (
     ToolRequest,
     ToolResponse,
 )
+from goosectx.lazy_pattern import LazyPattern
 from goosectx.tokens import TokenCounter
 
 

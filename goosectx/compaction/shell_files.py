@@ -27,7 +27,7 @@ import re
 import shlex
 from typing import TYPE_CHECKING
 
-from goosectx.compaction.lazy_pattern import LazyPattern
+from goosectx.lazy_pattern import LazyPattern
 
 if TYPE_CHECKING:
     from goosectx.compaction.command_changes import Change

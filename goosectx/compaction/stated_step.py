@@ -15,7 +15,7 @@ import re
 
 from goosectx.compaction.carry import carried_lines
 from goosectx.compaction.cuts import word_head
-from goosectx.compaction.lazy_pattern import LazyPattern
+from goosectx.lazy_pattern import LazyPattern
 
 STEP_TITLE = "Next step the assistant stated"
 """The facts heading of the stated next step (marked ``(from the transcript)``)."""

@@ -17,8 +17,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from goosectx.compaction.actions import normalize_tool_name
-from goosectx.compaction.lazy_pattern import LazyPattern
 from goosectx.conversation import Message, TextContent, ToolRequest, ToolResponse
+from goosectx.lazy_pattern import LazyPattern
 
 STOP_TOOLS = frozenset({"taskstop", "killshell", "killbash"})
 """Normalised names of the calls that only stop a background task (Claude Code ``TaskStop``,

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from goosectx.compaction.lazy_pattern import LazyPattern
+from goosectx.lazy_pattern import LazyPattern
 
 _ERROR_LINE = LazyPattern(
     r"^\s*(?:Traceback \(most recent call last\)|[\w.]*(?:Error|Exception)\b(?: \[\w+\])?(?::|$)|"

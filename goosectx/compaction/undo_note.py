@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from goosectx.compaction.actions import UNDO_NOTE_START
-from goosectx.compaction.lazy_pattern import LazyPattern
+from goosectx.lazy_pattern import LazyPattern
 
 RESTORED = " (restored to its contents before that turn)"
 """Follows the name of a file the undo wrote back."""

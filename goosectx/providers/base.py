@@ -46,7 +46,7 @@ STATED_LIMIT_SOURCE = "stated by the server when it rejected a request"
 N tokens"): it wins over a larger configured one."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False, repr=False)  # compared, printed nowhere (a test)
 class ContextLimit:
     """A context window and where the figure came from.
 
@@ -59,7 +59,7 @@ class ContextLimit:
     source: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False, repr=False)  # compared, printed nowhere (a test)
 class TokenPrices:
     """A model's list prices (litellm's cost map), US dollars per token.
 

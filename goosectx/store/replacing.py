@@ -11,12 +11,13 @@ write never fails on text. Only the failing call pays: the first binding is SQLi
 from __future__ import annotations
 
 import itertools
-import re
 import sqlite3
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
-_SURROGATE = re.compile("[\ud800-\udfff]")
+from goosectx.lazy_pattern import LazyPattern
+
+_SURROGATE = LazyPattern("[\ud800-\udfff]")
 REPLACEMENT = "\ufffd"
 
 

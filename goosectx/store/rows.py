@@ -7,10 +7,10 @@ where what changes after it is written is read from (``message_state``).
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from goosectx.conversation import Message, MessageMetadata, part_to_dict
+from goosectx.lazy_pattern import LazyPattern
 from goosectx.session import TokenCount
 from goosectx.store.database import dumps
 
@@ -35,7 +35,7 @@ FLAGS_ONLY_JSON = {(user, agent): dumps({"user_visible": user, "agent_visible": 
 once."""
 
 
-_PLAIN_ID = re.compile(r"[A-Za-z0-9_-]+")
+_PLAIN_ID = LazyPattern(r"[A-Za-z0-9_-]+")
 """An id JSON writes as it is, between quotes (a compaction's id: ``cmp_`` + hex)."""
 
 

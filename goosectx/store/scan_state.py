@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from goosectx.store.database import StoreDatabase
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False, repr=False)  # compared, printed nowhere (a test)
 class StoredScanState:
     """A session's kept scan state as read before its messages (``data`` None: none)."""
 

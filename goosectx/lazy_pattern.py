@@ -3,9 +3,11 @@
 The facts scan's modules hold some fifty patterns, most for what few transcripts hold (patch
 headers, pytest ids, editor consoles, checklists); compiling them all at import costs every
 process that loads the compaction pipeline — a ``compact --dry-run``, which resumes a kept scan
-and uses a handful, or none — several milliseconds. A :class:`LazyPattern` is compiled by its
+and uses a handful, or none — several milliseconds. The store, session, attachment and
+redaction modules' patterns a command may never run (a lone surrogate, a stored time in
+another form, a terminal escape) are lazy alike. A :class:`LazyPattern` is compiled by its
 first use; from then on its methods are the compiled pattern's own, set on the instance (they
-come before the class's), so a scan's hot loop pays nothing for the laziness.
+come before the class's), so a hot loop pays nothing for the laziness.
 """
 
 from __future__ import annotations

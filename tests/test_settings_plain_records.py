@@ -1,0 +1,68 @@
+"""Settings, limits, prompts, sessions and ledgers are compared and printed nowhere (plain).
+
+``config.Settings`` and ``ModelConfig``, ``ExtensionSettings``, ``session.Session``,
+``conversation.Conversation``, ``usage.UsageLedger``,
+``providers.base.ContextLimit`` and ``TokenPrices``, ``context_breakdown.ContextBreakdown``,
+``prompts.SystemPrompt`` and ``InstructionScan``, ``store.scan_state.StoredScanState``,
+``cli.common.OpenSession``, ``compaction.figures.RequestContext`` and
+``cli.compact_cancel.Progress`` are dataclasses without a generated ``__eq__``, ``__hash__``
+or ``__repr__`` (``PermissionRules``, compared, without ``__repr__``; ``session.SessionState``
+keeps both: an import's round trip compares it): each generated method costs every
+``compact --dry-run`` its compile at import (~3.5 ms of CPU for these). This proves the commands
+that use them — a ``run`` that calls a tool, ``info``, a dry run and a real compaction — never
+compare, hash or print one.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from cli_support import cli, run_cli
+from fakeserver import FakeServer
+
+from goosectx.cli.common import OpenSession
+from goosectx.cli.compact_cancel import Progress
+from goosectx.compaction.figures import RequestContext
+from goosectx.config import ModelConfig, Settings
+from goosectx.context_breakdown import ContextBreakdown
+from goosectx.conversation import Conversation
+from goosectx.extension_settings import ExtensionSettings
+from goosectx.permission_rules import PermissionRules
+from goosectx.prompts import InstructionScan, SystemPrompt
+from goosectx.providers.base import ContextLimit, TokenPrices
+from goosectx.session import Session
+from goosectx.store.scan_state import StoredScanState
+from goosectx.usage import UsageLedger
+
+RECORDS = (Settings, ModelConfig, ExtensionSettings, Session, Conversation, UsageLedger,
+           ContextLimit, TokenPrices, ContextBreakdown, SystemPrompt, InstructionScan,
+           StoredScanState, OpenSession, RequestContext, Progress)
+
+pytestmark = pytest.mark.filterwarnings("ignore::UserWarning:pydantic")  # litellm's, not ours
+
+
+def _refused(*_args: object) -> object:
+    raise AssertionError("a plain record was compared, hashed or printed")
+
+
+def test_commands_never_compare_hash_or_print_the_plain_records(
+        fake_model: FakeServer, workdir: object, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    for record in RECORDS:
+        assert record.__eq__ is object.__eq__ and record.__repr__ is object.__repr__
+        for method in ("__eq__", "__hash__", "__repr__"):
+            monkeypatch.setattr(record, method, _refused)
+    assert PermissionRules.__repr__ is object.__repr__
+    monkeypatch.setattr(PermissionRules, "__repr__", _refused)
+    fake_model.add(*({"tool_calls": [{"name": "shell", "arguments": {"command": "seq 3000"}}]}
+                     for _ in range(3)), {"text": "The command printed 3000 numbers."})
+    code, _, err = run_cli(capsys, "run", "-n", "plain", "--mode", "auto", "-t", "count")
+    assert code == 0, err
+    assert "2999" in json.dumps(fake_model.requests[-1])  # the tool ran; its output was sent
+    out, _ = cli(capsys, "info")
+    assert "max turns" in out and "spending cap" in out  # the settings, each with its source
+    out, _ = cli(capsys, "compact", "plain", "--dry-run", "--strategy", "extractive", "--json")
+    assert json.loads(out)["dry_run"] is True
+    out, _ = cli(capsys, "compact", "plain", "--strategy", "extractive", "--json")
+    assert json.loads(out)["tokens_after"] < json.loads(out)["tokens_before"]  # it compacted
