@@ -67,16 +67,20 @@ def test_ordinary_query_values_are_left_alone():
     assert "state=s" in got
 
 
-def test_a_password_in_api_base_is_not_in_the_debug_log(tmp_path, work):
-    hostport = _unreachable()
+def debug_run(tmp_path, work, api_base: str) -> tuple[str, str]:
+    """``goosectx --debug run -t hi`` with ``api_base``: (its stderr, its debug log)."""
     config = tmp_path / "config.toml"
-    config.write_text('model = "openai/fake"\n[models."openai/fake"]\n'
-                      f'api_base = "http://user:{UNKNOWN}@{hostport}/v1?token={UNKNOWN}"\n')
+    config.write_text(f'model = "openai/fake"\n[models."openai/fake"]\napi_base = "{api_base}"\n')
     home = tmp_path / "home"
     env = clean_env(home, GOOSECTX_CONFIG=str(config), OPENAI_API_KEY=KEY)
     proc = cli(env, "--debug", "run", "-t", "hi", cwd=work)
     assert proc.returncode == 1, proc.stderr
-    log = (home / "goosectx.log").read_text()
+    return proc.stderr, (home / "goosectx.log").read_text()
+
+
+def test_a_password_in_api_base_is_not_in_the_debug_log(tmp_path, work):
+    hostport = _unreachable()
+    _, log = debug_run(tmp_path, work, f"http://user:{UNKNOWN}@{hostport}/v1?token={UNKNOWN}")
     assert hostport in log and UNKNOWN not in log
 
 
@@ -88,16 +92,9 @@ def test_a_piece_of_an_api_base_password_quoted_by_an_error_is_not_shown_or_logg
         tmp_path, work):
     # tester 28b: "'4dorSecretPart99' does not appear to be an IPv4 or IPv6 address" on
     # stderr and 4x in goosectx.log, while `info` showed the URL as bob:[REDACTED]@
-    config = tmp_path / "config.toml"
-    config.write_text('model = "openai/x"\n[models."openai/x"]\n'
-                      f'api_base = "http://bob:{BRACKETED}@127.0.0.1:1/v1"\n')
-    home = tmp_path / "home"
-    env = clean_env(home, GOOSECTX_CONFIG=str(config), OPENAI_API_KEY=KEY)
-    proc = cli(env, "--debug", "run", "-t", "hi", cwd=work)
-    assert proc.returncode == 1, proc.stderr
-    assert "does not appear to be an IPv4 or IPv6 address" in proc.stderr  # the same error
-    log = (home / "goosectx.log").read_text()
-    for shown in (proc.stderr, log):
+    stderr, log = debug_run(tmp_path, work, f"http://bob:{BRACKETED}@127.0.0.1:1/v1")
+    assert "does not appear to be an IPv4 or IPv6 address" in stderr  # the same error
+    for shown in (stderr, log):
         assert "4dorSecretPart99" not in shown and "[REDACTED]" in shown
 
 
