@@ -371,6 +371,11 @@ def load_settings(
             settings.sources[name] = f"env {var}"
     if "data_dir" not in settings.sources:
         settings.data_dir = default_data_dir()  # imports platformdirs (~1.5 ms): only here
+    if any(m.api_base for m in settings.models.values()):  # (the import: only then)
+        from goosectx.url_secrets import remember_url_secrets
+
+        # A password or ?key= in an api_base: redacted wherever a piece of it is quoted.
+        remember_url_secrets(m.api_base for m in settings.models.values())
     if settings.data_dir.exists() and not settings.data_dir.is_dir():
         raise ConfigError(
             f"data dir {settings.data_dir} exists and is not a directory",

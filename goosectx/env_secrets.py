@@ -16,6 +16,7 @@ from goosectx.config import Settings
 from goosectx.redaction import Redactor
 from goosectx.redaction_fragments import WithPieces, known_pieces, with_pieces
 from goosectx.secret_names import secret_values
+from goosectx.url_secrets import header_secrets
 
 
 def configured_key_vars(settings: Settings) -> set[str]:
@@ -85,5 +86,5 @@ def _extension_secrets(settings: Settings, env: Mapping[str, str]) -> list[str]:
             values = table.get(key) if isinstance(table, dict) else None
             if isinstance(values, dict):
                 for value in (v for v in values.values() if isinstance(v, str)):
-                    found += [value, *(w for w in value.split() if len(w) >= 12)]  # a token alone
+                    found += header_secrets(value)  # and a token alone
     return found

@@ -128,9 +128,11 @@ class CompactionUndone:
         compaction_id: The compaction walked back.
         restored_count: Messages the model sees again.
         tokens_before: ``current`` before the undo.
-        tokens_after: Estimate of the next full request; the new ``current``.
+        tokens_after: The next full request's figure; the new ``current``.
         auto_compaction_paused: Always True: the restored view is over the threshold by
             construction, so auto-compaction pauses until ``/compact``.
+        after_is_estimate: False when ``tokens_after`` is the provider's count the
+            compaction had replaced (no reply since), so the figure is the one shown before it.
     """
 
     conversation: Conversation
@@ -139,6 +141,7 @@ class CompactionUndone:
     tokens_before: int
     tokens_after: int
     auto_compaction_paused: bool = True
+    after_is_estimate: bool = True
 
 
 @dataclass(frozen=True, slots=True)

@@ -253,7 +253,8 @@ class SessionRecorder(CountSaver):
         elif isinstance(event, CompactionUndone):
             # The undone compaction's ledger row stays: its cost was paid.
             self.store.replace_history(sid, event.conversation, current_tokens=event.tokens_after,
-                                       current_is_estimate=True, state=self.session.state)
+                                       current_is_estimate=event.after_is_estimate,
+                                       state=self.session.state)
         elif isinstance(event, ToolPairsSummarized):
             self.store.replace_history(sid, event.conversation, ledger_entry=event.call)
         elif isinstance(event, TurnFinished):  # whatever the outcome: a failed turn, too,

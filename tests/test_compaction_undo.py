@@ -419,3 +419,31 @@ def test_compact_undo_json_names_the_models_configured_limit(
     cli(capsys, "compact", "work", "--strategy", "extractive")
     out, _ = cli(capsys, "compact", "work", "--undo", "--json")
     assert json.loads(out)["context_limit_tokens"] == 200_000  # not the 128,000 default
+
+
+def test_an_undo_before_any_new_reply_gives_back_the_counted_figure_dry_runs_agree(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    # tester 28b: `compact --dry-run --json` said tokens_before 2711, then 2955 after an
+    # extractive compaction and its undo, for the same byte-identical model view (the undo
+    # stored an estimate where the provider's count had been)
+    from goosectx.usage import LedgerEntry
+
+    sid, before = saved()
+    counted = 6789  # the provider's count: above our estimate of the view (about 3,000)
+    store = SessionStore(load_settings().data_dir)
+    try:
+        store.add_usage(sid, LedgerEntry(Usage(counted - 34, 34, counted), "openai/gpt-4o-mini"),
+                        current_tokens=counted, is_estimate=False)
+    finally:
+        store.close()
+    first = json.loads(cli(capsys, "compact", "work", "--dry-run", "--json")[0])
+    assert first["tokens_before"] == counted
+    cli(capsys, "compact", "work", "--strategy", "extractive")
+    out, _ = cli(capsys, "compact", "work", "--undo")
+    assert f"(estimated) → {counted:,} tokens ·" in out
+    again = json.loads(cli(capsys, "compact", "work", "--dry-run", "--json")[0])
+    assert again == first and projection(load(sid)) == before
+    # a second round through --json says the figure is counted
+    cli(capsys, "compact", "work", "--strategy", "extractive")
+    data = json.loads(cli(capsys, "compact", "work", "--undo", "--json")[0])
+    assert (data["tokens_after"], data["tokens_after_is_estimate"]) == (counted, False)

@@ -600,3 +600,39 @@ def test_an_export_ledger_entry_with_an_empty_model_imports_labelled(
     code, out, err = run(capsys, "sessions", "export", "20260101_000000_beef", "-f", "json")
     assert code == 0, err
     assert [e["model"] for e in json.loads(out)["usage_ledger"]] == ["(unknown model)"]
+
+
+def claude_lines(count: int) -> list[dict]:
+    base = {"sessionId": "s1", "cwd": "/repo", "isSidechain": False}
+    return [{**base, "type": "user" if i % 2 == 0 else "assistant", "uuid": f"u{i}",
+             "timestamp": f"2025-01-02T03:04:{i:02d}Z",
+             "message": {"role": "user" if i % 2 == 0 else "assistant",
+                         "content": f"message {i} " + "words " * 40}}
+            for i in range(count)]
+
+
+def test_a_jsonl_whose_last_line_was_cut_off_imports_its_complete_lines_and_says_so(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # tester 28b: `head -c -40 session.jsonl > cut.jsonl` (an agent killed mid-write) was
+    # refused whole: "line 4 column 671: not valid JSON", exit 2
+    whole = write_jsonl(tmp_path / "session.jsonl", claude_lines(4))
+    cut = tmp_path / "cut.jsonl"
+    cut.write_bytes(whole.read_bytes()[:-40])
+    code, out, err = run(capsys, "sessions", "import", str(cut), "--name", "cut")
+    assert code == 0, err
+    left = len(whole.read_bytes().splitlines()[-1]) - 39
+    assert (f"the last line (line 4) was cut off ({left:,} bytes, no newline at its end); "
+            "imported the 3 complete lines before it") in out + err
+    code, shown, _ = run(capsys, "sessions", "show", "cut")
+    assert "message 2 " in shown and "message 3 " not in shown
+    # a cut line that is not the last one, or a last line that ends with its newline, is
+    # still refused whole (a file damaged in the middle is not silently shortened)
+    middle = tmp_path / "middle.jsonl"
+    lines = whole.read_bytes().splitlines(keepends=True)
+    middle.write_bytes(lines[0] + lines[1][:50] + b"\n" + lines[2] + lines[3])
+    ended = tmp_path / "ended.jsonl"
+    ended.write_bytes(whole.read_bytes()[:-40] + b"\n")
+    for bad in (middle, ended):
+        code, _, err = run(capsys, "sessions", "import", str(bad), "--format", "claude-code")
+        assert code == 2 and "not valid JSON" in err or "cut short" in err, err
+    assert [r["name"] for r in stored(capsys)] == ["cut"]

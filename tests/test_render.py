@@ -108,6 +108,35 @@ def test_escape_sequences_in_tool_output_never_reach_the_terminal() -> None:
     assert ESC not in out and "\x07" not in out
 
 
+def test_a_files_own_escape_codes_show_in_a_file_tools_output_and_its_show(
+        tmp_path: Path) -> None:
+    # tester 28b: a file's own ESC[35m vanished from `text_editor view`, and a file named
+    # f ESC]0;FILEPWN BEL ESC[32m name read `f␛]0;FILEPWN␇name`, while the call line showed
+    # ␛[32m: a file tool prints a file's bytes, not a program's colours, so they are shown
+    from goosectx.cli.folding import clean_output
+
+    content = "1: plain\n2: \x1b[35mmagenta\x1b[0m text\n"
+    for tool in ("text_editor", "tree"):
+        r, buf = make()
+        req = ToolRequest("call_1", tool, {"command": "view", "path": "a.txt"})
+        r.handle(MessageCompleted(Message("assistant", (req,))))
+        r.handle(ToolCallStarted(req))
+        r.handle(ToolCallFinished(ToolResponse("call_1", content)))
+        out = buf.getvalue()
+        assert "2: ␛[35mmagenta␛[0m text" in out and ESC not in out, out
+    # /show N draws the stored output by the same rule
+    assert clean_output(content, tool="text_editor") == content.replace(ESC, "␛")
+    # an edit's diff is a file's text too: the approval view shows the code, so it needs no v
+    from goosectx.cli.diffview import diff_lines, diff_shown_whole
+
+    diff = "--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-x\n+\x1b[35mx\n"
+    assert diff_lines(diff)[0][-1] == "+␛[35mx" and diff_shown_whole(diff)
+    # a program's output through the shell still loses its colours (ls --color, pytest)
+    r, buf = make()
+    tool_turn(r, "f\x1b]0;FILEPWN\x07\x1b[32mname")
+    assert "f␛]0;FILEPWN␇name" in buf.getvalue()
+
+
 def test_multiline_arguments_are_listed_and_folded() -> None:
     r, buf = make()
     body = "\n".join(f"row {i}" for i in range(30))

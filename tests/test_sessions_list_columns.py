@@ -56,3 +56,17 @@ def test_search_aligns_columns_after_a_cjk_title(tmp_path):
     found_at = cell_len(lines[0][:lines[0].index("found in")])
     for line in lines[1:]:
         assert cell_len(line[:line.index("title, 1 message")]) == found_at, proc.stdout
+
+
+def test_list_writes_the_message_count_with_thousands_separators(tmp_path):
+    # tester 28b: the messages column printed 120000 while the other figures read 120,000
+    home = tmp_path / "home"
+    store = SessionStore(home)
+    session = store.create_session(tmp_path, name="big")
+    for i in range(1001):
+        store.append_message(session.id, Message.user(f"m{i}"))
+    store.close()
+    proc = goosectx(home, "sessions", "list")
+    assert proc.returncode == 0, proc.stderr
+    row = next(line for line in proc.stdout.splitlines() if " big " in line)
+    assert " 1,001 " in row and " 1001 " not in row, proc.stdout

@@ -67,14 +67,65 @@ def test_ordinary_query_values_are_left_alone():
     assert "state=s" in got
 
 
-def test_a_password_in_api_base_is_not_in_the_debug_log(tmp_path, work):
-    hostport = _unreachable()
+def debug_run(tmp_path, work, api_base: str) -> tuple[str, str]:
+    """``goosectx --debug run -t hi`` with ``api_base``: (its stderr, its debug log)."""
     config = tmp_path / "config.toml"
-    config.write_text('model = "openai/fake"\n[models."openai/fake"]\n'
-                      f'api_base = "http://user:{UNKNOWN}@{hostport}/v1?token={UNKNOWN}"\n')
+    config.write_text(f'model = "openai/fake"\n[models."openai/fake"]\napi_base = "{api_base}"\n')
     home = tmp_path / "home"
     env = clean_env(home, GOOSECTX_CONFIG=str(config), OPENAI_API_KEY=KEY)
     proc = cli(env, "--debug", "run", "-t", "hi", cwd=work)
     assert proc.returncode == 1, proc.stderr
-    log = (home / "goosectx.log").read_text()
+    return proc.stderr, (home / "goosectx.log").read_text()
+
+
+def test_a_password_in_api_base_is_not_in_the_debug_log(tmp_path, work):
+    hostport = _unreachable()
+    _, log = debug_run(tmp_path, work, f"http://user:{UNKNOWN}@{hostport}/v1?token={UNKNOWN}")
     assert hostport in log and UNKNOWN not in log
+
+
+BRACKETED = "Tr0ub[4dorSecretPart99]xy"
+"""A password httpx reads as an IPv6 host: its error quotes the part between the brackets."""
+
+
+def test_a_piece_of_an_api_base_password_quoted_by_an_error_is_not_shown_or_logged(
+        tmp_path, work):
+    # tester 28b: "'4dorSecretPart99' does not appear to be an IPv4 or IPv6 address" on
+    # stderr and 4x in goosectx.log, while `info` showed the URL as bob:[REDACTED]@
+    stderr, log = debug_run(tmp_path, work, f"http://bob:{BRACKETED}@127.0.0.1:1/v1")
+    assert "does not appear to be an IPv4 or IPv6 address" in stderr  # the same error
+    for shown in (stderr, log):
+        assert "4dorSecretPart99" not in shown and "[REDACTED]" in shown
+
+
+@pytest.mark.parametrize("url, secrets", [
+    ("http://bob:Pa55[inBracketsXYZ]q@h:1/v1", ["Pa55[inBracketsXYZ]q", "inBracketsXYZ"]),
+    ("https://h/v1?api_key=Qk9CLXNlY3JldA&model=gpt&token=tok%2Fen-123456",
+     ["Qk9CLXNlY3JldA", "tok%2Fen-123456", "tok/en-123456"]),
+    ("https://h/cb#access_token=frag-token-9876", ["frag-token-9876"]),
+])
+def test_every_form_of_a_url_credential_is_redacted_by_redact_known(url, secrets):
+    from goosectx.redaction import redact_known
+    from goosectx.url_secrets import remember_url_secrets
+
+    text = "the server said: " + " / ".join(secrets) + " (model gpt, host h)"
+    assert secrets[-1] in redact_known(text)  # not known before the URL is read
+    remember_url_secrets([url])
+    got = redact_known(text)
+    assert all(s not in got for s in secrets) and "model gpt, host h" in got, got
+
+
+def test_a_remote_extensions_url_password_and_header_become_known():
+    from goosectx.errors import ConfigError
+    from goosectx.extensions.config import parse_remote_spec, parse_table
+    from goosectx.redaction import redact_known
+
+    said = "bad host 'xtPassInside77' for hdr-token-0123456789"
+    assert redact_known(said) == said
+    with pytest.raises(ConfigError) as bad:  # it was a ValueError quoting the piece
+        parse_remote_spec("http://me:e[xtPassInside77]@127.0.0.1:9/mcp")
+    assert "xtPassInside77" not in str(bad.value) and "%5B" in str(bad.value.hint)
+    parse_remote_spec("http://me:e%5BxtPassInside77%5D@127.0.0.1:9/mcp")
+    parse_table("api", {"type": "streamable_http", "uri": "http://127.0.0.1:9/mcp",
+                        "headers": {"Authorization": "Bearer hdr-token-0123456789"}})
+    assert redact_known(said) == "bad host '[REDACTED]' for [REDACTED]"

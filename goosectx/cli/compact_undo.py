@@ -91,13 +91,14 @@ def _limit(settings: Settings, session: Session) -> int:
 
 def _print_undo(session: Session, event: CompactionUndone, as_json: bool,
                 context_limit_tokens: int) -> None:
-    from goosectx.compaction.undo import over_limit_note
+    from goosectx.compaction.undo import over_limit_note, undo_figures
 
     if as_json:
         print(json.dumps({
             "session_id": session.id, "undone_compaction_id": event.compaction_id,
             "restored_messages": event.restored_count, "tokens_before": event.tokens_before,
             "tokens_after": event.tokens_after,
+            "tokens_after_is_estimate": event.after_is_estimate,
             "auto_compaction_paused": event.auto_compaction_paused,
             "context_limit_tokens": context_limit_tokens,
             "fits_context_limit": event.tokens_after <= context_limit_tokens}))
@@ -105,8 +106,8 @@ def _print_undo(session: Session, event: CompactionUndone, as_json: bool,
     print(terminal_safe(
         f"Undid the last compaction of {session.display_name}: the model sees the "
         f"{plural(event.restored_count, 'message')} it had replaced again · "
-        f"{event.tokens_before:,} → "
-        f"{event.tokens_after:,} tokens (estimated) · auto-compaction paused until the next "
+        f"{undo_figures(event.tokens_before, event.tokens_after, event.after_is_estimate)} · "
+        "auto-compaction paused until the next "
         "/compact (or a compaction a too-long request forces)"))
     over = over_limit_note(event.tokens_after, context_limit_tokens)
     if over:

@@ -12,9 +12,10 @@ from typing import TYPE_CHECKING
 from rich.text import Text
 
 from goosectx.cli.folding import clean_output
-from goosectx.cli.sanitize import code_safe, strip_csi
+from goosectx.cli.sanitize import code_safe
 from goosectx.conversation import ToolRequest
 from goosectx.shown import LINE_MAX_CHARS
+from goosectx.tools.definitions import TEXT_EDITOR_NAME
 from goosectx.tools.editdiff import diff_counts, not_diffed, undo_note
 
 if TYPE_CHECKING:
@@ -55,7 +56,7 @@ def diff_lines(diff: str, *, limit: int | None = DIFF_SHOW_LINES) -> tuple[list[
     """
     if not diff:
         return [], 0
-    lines = clean_output(diff).rstrip("\n").split("\n")
+    lines = clean_output(diff, tool=TEXT_EDITOR_NAME).rstrip("\n").split("\n")  # a file's text
     if limit is None:
         return lines, 0
     lines = [ln if len(ln) <= LINE_MAX_CHARS else ln[:LINE_MAX_CHARS] + "…" for ln in lines]
@@ -67,14 +68,14 @@ def diff_lines(diff: str, *, limit: int | None = DIFF_SHOW_LINES) -> tuple[list[
 def diff_shown_whole(diff: str) -> bool:
     """True when :func:`diff_text` / :func:`diff_plain` draw every line of ``diff`` uncut.
 
-    No line held back, none cut at :data:`~goosectx.shown.LINE_MAX_CHARS`, no escape
-    sequence removed: the user saw the whole change (an edit's approval then needs no ``v``).
+    No line held back, none cut at :data:`~goosectx.shown.LINE_MAX_CHARS` (an escape
+    sequence in the file's text is drawn as a stand-in, ``␛[35m``, never removed): the user
+    saw the whole change (an edit's approval then needs no ``v``).
     """
     if not diff:
         return False
     lines, hidden = diff_lines(diff)
-    return (hidden == 0 and strip_csi(diff) == diff
-            and lines == clean_output(diff).rstrip("\n").split("\n"))
+    return hidden == 0 and lines == diff_lines(diff, limit=None)[0]
 
 
 def diff_text(diff: str, *, indent: str = "  ", fold_note: str = "",

@@ -22,6 +22,7 @@ from goosectx.cli.sanitize import one_line_safe, strip_csi, terminal_safe
 from goosectx.cli.words import plural as plural
 from goosectx.conversation import ToolRequest, ToolResponse
 from goosectx.shown import LINE_MAX_CHARS
+from goosectx.tools.definitions import TEXT_EDITOR_NAME, TREE_NAME
 from goosectx.turn import (
     CANCELLED_NOT_STARTED_TEXT,
     ERROR_NOT_STARTED_PREFIX,
@@ -41,15 +42,23 @@ ARGUMENT_LINES = 8
 
 
 
-def clean_output(text: str) -> str:
+FILE_TOOLS = frozenset({TEXT_EDITOR_NAME, TREE_NAME})
+"""goosectx's own tools whose output is a file's text or names: no program coloured it, so an
+escape sequence in it is the file's own and is shown (``␛[35m``), never dropped."""
+
+
+def clean_output(text: str, *, tool: str | None = None) -> str:
     """Tool output made safe for a terminal.
 
     Complete CSI sequences (colours, cursor moves: programs print them as a matter of
-    course) are removed; everything else that could drive the terminal or hide text is shown
-    as a visible stand-in (:func:`~goosectx.cli.sanitize.terminal_safe`: ``␛]0;title␇``,
-    ``<U+009B>``, ``<U+202E>``); tabs and newlines are kept and CR LF becomes LF.
+    course, ``ls --color``, pytest, a progress bar) are removed; everything else that could
+    drive the terminal or hide text is shown as a visible stand-in
+    (:func:`~goosectx.cli.sanitize.terminal_safe`: ``␛]0;title␇``, ``<U+009B>``,
+    ``<U+202E>``); tabs and newlines are kept and CR LF becomes LF. The output of one of
+    :data:`FILE_TOOLS` (``tool``) keeps its CSI sequences as stand-ins too: a file that holds
+    ``ESC [35m`` or is named with one shows it, as the model reads it.
     """
-    return terminal_safe(strip_csi(text))
+    return terminal_safe(text if tool in FILE_TOOLS else strip_csi(text))
 
 
 def fold_lines(text: str, *, limit: int = FOLD_LINES, head: int = FOLD_HEAD_LINES,

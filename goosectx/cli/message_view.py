@@ -261,4 +261,5 @@ class MessageView(Surface):
             seen = self._previewed.pop(response.id, None) == response.diff
             draw_edit_result(self, response, name, number, again=seen)
         else:
-            draw_folded_result(self, response, f"{name} {what}", number)
+            draw_folded_result(self, response, f"{name} {what}", number,
+                               tool=self._tool_names.get(response.id))

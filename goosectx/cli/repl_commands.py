@@ -171,9 +171,10 @@ def show_output(repl: Repl, number: int | None) -> None:
         hint = f"outputs are #1 to #{count}" if count else "tool results get numbers as they run"
         repl.renderer.notice(f"{what} — {hint}", style="yellow")
         return
-    # Tool output loses its CSI sequences; reasoning is model text: shown, as live.
+    # Tool output loses its CSI sequences (a file tool's keeps them shown), reasoning is
+    # model text: shown, as live.
     body = (terminal_safe(found.text) if found.kind == "thinking"
-            else clean_output(found.text)).rstrip("\n")
+            else clean_output(found.text, tool=found.title.split(" ", 1)[0])).rstrip("\n")
     lines = body.count("\n") + 1 + (found.diff or "").count("\n")
     console = repl.io.console
 

@@ -34,15 +34,15 @@ GUTTER = "  │ "
 
 
 def draw_folded_result(surface: Surface, response: ToolResponse, title: str,
-                       number: int) -> None:
+                       number: int, *, tool: str | None = None) -> None:
     """``✓ shell output · 41 lines · #3 (/show 3)``, then its head, a fold and its tail.
 
     The number is drawn only when lines are folded away or a line is cut (``/show N``
     prints them whole). An output the tool cut says so in the header (``· output cut``); its
     cut marker, naming the file with the whole output, is drawn under the fold line when the
-    fold hides it.
+    fold hides it. ``tool``: the tool's name, for :func:`~goosectx.cli.folding.clean_output`.
     """
-    output = clean_output(response.output)
+    output = clean_output(response.output, tool=tool)
     lines, hidden = fold_lines(output)
     total = len(lines) + hidden
     mark = "✗" if response.is_error else "✓"

@@ -204,7 +204,7 @@ def print_session_table(console: Console, rows: Sequence[SessionSummary], *,
     table_rows = [
         tuple(one_line_safe(cell) for cell in (
             ("* " if r.id == current else "") + r.id, _listed_name(r.name), r.title or "",
-            source_label(r.source), _stamp(r), str(r.message_count),
+            source_label(r.source), _stamp(r), f"{r.message_count:,}",
             listed_context(r, settings, limits).cell(), r.working_dir))
         for r in rows
     ]

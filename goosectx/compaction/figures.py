@@ -24,6 +24,8 @@ from goosectx.session import Session, TokenCount
 from goosectx.tokens import ContextBreakdown, TokenCounter
 
 if TYPE_CHECKING:
+    from datetime import datetime
+
     from goosectx.config import ApprovalMode
     from goosectx.tools.definitions import ToolExtras, ToolList
 
@@ -255,6 +257,24 @@ class ContextFigures:
         b = self.breakdown(request) if breakdown is None else breakdown
         return settings_budget(self.settings, self.context_limit().tokens,
                                b.total - b.messages - b.summary, self.estimate_ratio())
+
+    def recount_restored(self, request: RequestContext, made: datetime) -> tuple[int, bool]:
+        """``current`` of the view an undo restored (compaction ``made`` then).
+
+        With no reply since the compaction, the last reply's report covers that view again
+        (up to its last reply, as a resumed session's does): ``current`` is what it was before
+        the compaction, not a fresh estimate that a later dry run would set against it.
+        """
+        replies = [e for e in self.session.ledger.entries if e.purpose == "reply"]
+        if not replies or not replies[-1].usage.total_tokens or replies[-1].created >= made:
+            return self._set_estimate(request), True
+        agent = self.session.conversation.agent_messages()
+        last = max((i for i, m in enumerate(agent) if m.role == "assistant"), default=-1)
+        self._reported_tokens = replies[-1].usage.input_tokens + replies[-1].usage.output_tokens
+        self._covered_ids = {m.id for m in agent[:last + 1]}
+        ledger = self.session.ledger
+        ledger.current_tokens, ledger.current_is_estimate = self.current_tokens(request)
+        return ledger.current_tokens, ledger.current_is_estimate
 
     def _set_estimate(self, request: RequestContext) -> int:
         """Forget the last report; ``current`` becomes the estimate of the next request."""

@@ -355,6 +355,7 @@ class ContextManager(ContextFigures):
         from goosectx.compaction.undo import undo_last
 
         yield from undo_last(self.session, reestimate=lambda: self._set_estimate(request),
+                             recount=lambda made: self.recount_restored(request, made),
                              context_limit_tokens=self.context_limit().tokens)
 
     def clear(self, request: RequestContext) -> Iterator[Event]:

@@ -22,6 +22,7 @@ Nothing here prints or touches the store: events say what changed, the recorder 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
+from datetime import datetime
 
 from goosectx.conversation import Conversation, Message
 from goosectx.errors import NothingToUndo
@@ -81,8 +82,20 @@ def over_limit_note(tokens_after: int, context_limit_tokens: int | None) -> str:
             f"compacts it now.")
 
 
+def undo_figures(tokens_before: int, tokens_after: int, after_is_estimate: bool) -> str:
+    """An undo's two figures: ``1,002 → 2,954 tokens, estimated``.
+
+    ``1,002 (estimated) → 2,709 tokens`` when the restored figure is the provider's count
+    from before the compaction.
+    """
+    if after_is_estimate:
+        return f"{tokens_before:,} → {tokens_after:,} tokens, estimated"
+    return f"{tokens_before:,} (estimated) → {tokens_after:,} tokens"
+
+
 def undo_notice(restored_count: int, tokens_before: int, tokens_after: int, *,
-                more: bool, context_limit_tokens: int | None = None) -> str:
+                more: bool, context_limit_tokens: int | None = None,
+                after_is_estimate: bool = True) -> str:
     """The transcript mark and inline notice of an undo (names the pause and how to lift it).
 
     ``context_limit_tokens``: the main model's limit; a restored view over it is named
@@ -91,14 +104,16 @@ def undo_notice(restored_count: int, tokens_before: int, tokens_after: int, *,
     noun = "message" if restored_count == 1 else "messages"
     again = " /undo-compact again walks back the compaction before it." if more else ""
     over = over_limit_note(tokens_after, context_limit_tokens)
+    figures = undo_figures(tokens_before, tokens_after, after_is_estimate)
     return (f"Compaction undone: the model sees the {restored_count:,} {noun} it had replaced "
-            f"again ({tokens_before:,} → {tokens_after:,} tokens, estimated). "
+            f"again ({figures}). "
             + (over + " " if over else "")
             + "Auto-compaction is paused for this session, so it does not compact the same "
             f"messages again; /compact compacts and lifts the pause.{again}")
 
 
 def undo_last(session: Session, *, reestimate: Callable[[], int],
+              recount: Callable[[datetime], tuple[int, bool]] | None = None,
               context_limit_tokens: int | None = None) -> Iterator[Event]:
     """Walk back the newest compaction the model's view depends on.
 
@@ -109,6 +124,10 @@ def undo_last(session: Session, *, reestimate: Callable[[], int],
             request: called before the undo and once the restored view is in place (the new
             ``current``), so both figures are estimates of the same kind — a provider's report
             of the compacted view is not set against an estimate of the restored one.
+        recount: Given when the compaction was made, the restored view's ``(current,
+            is_estimate)`` in place of the second ``reestimate``: the provider's report the
+            compaction replaced when no reply came since, so the view the model sees again
+            gets the figure it had (``compact --dry-run`` shows the same "tokens before").
         context_limit_tokens: The main model's limit: a restored view over it is said so.
 
     Yields:
@@ -128,18 +147,22 @@ def undo_last(session: Session, *, reestimate: Callable[[], int],
         raise NothingToUndo(
             "cannot undo the last compaction: it was made by an older goosectx that did not "
             "record which messages it replaced", "/clear starts the model afresh instead")
+    made = min((m.created for m in messages if m.metadata.compaction_id == compaction_id),
+               default=None)
     before = reestimate()
     session.conversation.messages = new
-    after = reestimate()
+    after, estimated = (recount(made) if recount is not None and made is not None
+                        else (reestimate(), True))
     text = undo_notice(restored, before, after, more=last_compaction_id(new) is not None,
-                       context_limit_tokens=context_limit_tokens)
+                       context_limit_tokens=context_limit_tokens, after_is_estimate=estimated)
     new.append(Message.notification(text).with_metadata(
         extra={"undid_compaction": compaction_id}))
-    session.note_context_figure(after, True)  # the notice counted (the model never sees it)
+    session.note_context_figure(after, estimated)  # the notice counted (the model never sees it)
     state = session.state
     state.auto_compaction_paused = state.paused_by_undo = True
     state.pause_reason = ""  # worded after the undo (``paused_by_undo``)
     state.judge_input_tokens = None
     state.growth_base_tokens = None
-    yield CompactionUndone(Conversation(list(new)), compaction_id, restored, before, after)
+    yield CompactionUndone(Conversation(list(new)), compaction_id, restored, before, after,
+                           after_is_estimate=estimated)
     yield Notification("inline", text)

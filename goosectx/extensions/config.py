@@ -82,6 +82,17 @@ class ExtensionConfig:
     description: str = ""
     origin: Origin = "config"
 
+    def __post_init__(self) -> None:
+        """The URL's credentials and the headers' values become known secrets.
+
+        Whatever made the config (a table, ``--with-remote-extension``, ``/extension add``):
+        an error that quotes a piece of one is redacted (:mod:`goosectx.url_secrets`).
+        """
+        if self.uri or self.headers:
+            from goosectx.url_secrets import remember_url_secrets
+
+            remember_url_secrets([self.uri], self.headers.values())
+
     def public(self) -> dict[str, Any]:
         """The settings with no secret value: safe for the store, an export and the log.
 
@@ -219,7 +230,14 @@ def parse_tables(tables: Mapping[str, object], where: str = "") -> dict[str, Ext
 
 
 def _check_url(label: str, uri: str) -> str:
-    parts = urlsplit(uri)
+    try:
+        parts = urlsplit(uri)
+    except ValueError:  # "[x]" read as an IPv6 host: a bracket in the password, often
+        from goosectx.redaction import redact_urls
+
+        raise ConfigError(f"{label}: {redact_urls(uri)!r} is not a valid URL (its host does "
+                          "not parse)", "percent-encode a [ or ] in the password as %5B / "
+                          "%5D, or write an IPv6 host as [::1]") from None
     if parts.scheme not in ("http", "https") or not parts.netloc:
         raise ConfigError(f"{label}: {_strip_userinfo(uri)!r} is not an http(s) URL",
                           "give the server's full URL, e.g. http://127.0.0.1:8000/mcp")

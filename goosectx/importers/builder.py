@@ -165,6 +165,10 @@ def read_jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
     The file is streamed line by line, so memory holds one line (at most
     :data:`MAX_LINE_BYTES`) at a time.
 
+    A last line that does not parse and has no newline at its end — a writer killed
+    mid-line — ends the records: the lines before it are read, and the session built from
+    them says so (:meth:`TranscriptBuilder.session`'s notes).
+
     Raises:
         ImportFormatError: a line is not a JSON object or too long (names the line).
     """
@@ -172,6 +176,8 @@ def read_jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
         fh = path.open("rb")
     except OSError as exc:
         raise ImportFormatError(f"cannot read {path}: {exc.strerror}", "check the path") from None
+    _cut_tails.pop(path, None)
+    complete = 0
     with fh:
         for number, line in enumerate(iter(lambda: fh.readline(MAX_LINE_BYTES + 1), b""),
                                       start=1):
@@ -182,10 +188,24 @@ def read_jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
                 line = line[len(UTF8_BOM):]
             if not line.strip():
                 continue
-            record = loads(path, f"line {number}", line.decode("utf-8", "replace"))
+            try:
+                record = loads(path, f"line {number}", line.decode("utf-8", "replace"))
+            except ImportFormatError:
+                if line.endswith(b"\n") or not complete:  # (readline: no newline only at EOF)
+                    raise
+                _cut_tails[path] = (f"the last line (line {number}) was cut off ({len(line):,} "
+                                    f"bytes, no newline at its end); imported the {complete:,} "
+                                    "complete lines before it")
+                return
             if not isinstance(record, dict):
                 raise format_error(path, f"line {number}", "expected a JSON object")
+            complete += 1
             yield number, record
+
+
+_cut_tails: dict[Path, str] = {}
+"""The note of a JSON-lines file whose cut-off last line :func:`read_jsonl` left out, by path
+(the builder of that file's session takes it)."""
 
 
 def cap_text(text: str) -> str:
@@ -356,6 +376,8 @@ class TranscriptBuilder:
         messages, mended = finish(self.messages, _capped)
         if self._impossible:
             self.notes.append(impossible_note(len(self._impossible), self._impossible[0]))
+        if self.path in _cut_tails:
+            self.notes.insert(0, _cut_tails.pop(self.path))
         created, updated = self.possible_time(created), self.possible_time(updated)
         if self.notes or mended:
             self.metadata[IMPORT_NOTES] = [*self.notes, *mended]

@@ -196,7 +196,10 @@ def _jsonl(path: Path, lines: list[tuple[int, str]]
         try:
             record = loads(path, f"line {number}", line)
         except ImportFormatError as exc:
-            return None, exc
+            if line.endswith("\n") or not records:
+                return None, exc
+            found = _jsonl_format(records)  # a cut-off last line: read_jsonl leaves it out
+            return found, None if found else exc
         if isinstance(record, dict):
             records.append(record)
     return _jsonl_format(records), None

@@ -14,6 +14,7 @@ from goosectx.config import ModelConfig, Settings
 from goosectx.errors import ConfigError, MissingApiKey
 from goosectx.providers.litellm_stream import load_litellm
 from goosectx.redaction import remember_secret
+from goosectx.url_secrets import remember_url_secrets
 
 log = logging.getLogger("goosectx.provider")
 
@@ -53,6 +54,7 @@ def resolve_credentials(model: str, role: Literal["main", "summarizer"], setting
     extra: dict[str, str] = {}
     if config.api_base:
         extra["api_base"] = config.api_base
+    remember_url_secrets([env_api_base(model)])  # the config's are known since it was read
     try:
         provider = str(litellm.get_llm_provider(model)[1])
     except Exception:  # noqa: BLE001 - litellm's "LLM Provider NOT provided"

@@ -1,0 +1,70 @@
+"""The credentials a configured URL holds, made known secrets of the process.
+
+An ``api_base`` or an extension's ``uri`` may carry a password (``http://bob:PASS@host``) or
+a key in its query (``?key=…``, ``&access_token=…``). :func:`goosectx.redaction.redact_urls`
+hides them where the whole URL is shown, but an error about the URL may quote only a piece
+of one: httpx read ``bob:Tr0ub[4dorSecretPart99]xy@`` as an IPv6 host and said
+``'4dorSecretPart99' does not appear to be an IPv4 or IPv6 address``. So each such value,
+its percent-decoded form and each 8+ character run of it between URL punctuation is given to
+:func:`goosectx.redaction.remember_secret` when the URL is read (the config's ``api_base``,
+an extension's ``uri``): :func:`~goosectx.redaction.redact_known` — a provider's error, the
+``--debug`` log — then redacts it wherever it appears. See docs/architecture.md §2
+(redaction).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from urllib.parse import unquote
+
+from goosectx.redaction import _KEY_LIKE_PARAM, remember_secret
+from goosectx.secret_names import MIN_SECRET_CHARS
+
+_RUN = re.compile(r"[^\s\[\]:@/?#%&=]{" + str(MIN_SECRET_CHARS) + ",}")
+"""A run of a value between the characters a URL parser splits on (``[``, ``]``, ``:``…)."""
+
+
+def _forms(value: str) -> list[str]:
+    """``value``, its percent-decoded form and each long run of either."""
+    found: list[str] = []
+    for form in dict.fromkeys((value, unquote(value))):
+        found += [form, *_RUN.findall(form)]
+    return found
+
+
+def url_secrets(url: str) -> list[str]:
+    """The password and key-like query (or fragment) values of ``url``, in every form.
+
+    Parsed by hand as :func:`goosectx.redaction.redact_urls` does (what it hides on screen is
+    what becomes known here); ``urlsplit`` would read a bracket in a password as a host's.
+    """
+    if "://" not in url:
+        return []
+    text, _, fragment = url.strip().partition("://")[2].partition("#")
+    text, _, query = text.partition("?")
+    userinfo, at, _host = text.split("/", 1)[0].rpartition("@")
+    found: list[str] = []
+    if at and ":" in userinfo:
+        found += _forms(userinfo.split(":", 1)[1])
+    for part in (query, fragment):
+        for param in part.split("&"):
+            name, eq, value = param.partition("=")
+            if eq and value and _KEY_LIKE_PARAM.fullmatch(name):
+                found += _forms(value)
+    return list(dict.fromkeys(found))
+
+
+def header_secrets(value: str) -> list[str]:
+    """A header's value (``Bearer TOKEN``) and each 12+ character word of it (the token)."""
+    return [value, *(w for w in value.split() if len(w) >= 12)]
+
+
+def remember_url_secrets(urls: Iterable[str | None] = (), headers: Iterable[str] = ()) -> None:
+    """Make the credentials of ``urls`` and the values of ``headers`` known secrets."""
+    for url in urls:
+        for value in url_secrets(url) if url else ():
+            remember_secret(value)
+    for header in headers:
+        for value in header_secrets(header):
+            remember_secret(value)
