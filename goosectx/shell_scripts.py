@@ -30,9 +30,12 @@ _LITERAL = r"""\s*(?:"[\w@./:-]+"|'[\w@./:-]+'|`[\w@./:-]+`)\s*\)"""
 _FAMILY = re.compile(r"(python|pypy|node|nodejs|bun|perl|ruby|php|lua|luajit)[\d.]*[a-z]?")
 _MODULE = r"(?!(?:q[qwx]?|qr|m|s|tr|y)\b)[A-Za-z_][\w:]*|v?[\d._]+"
 """What perl's ``require`` loads by name (``require JSON``, ``require 5.010``): no file."""
+_KEYED_CALL = r"\[(?!\s*(?:\d+|\"[\w.-]*\"|'[\w.-]*')\s*\])[^\][]*\]\s*[(\"'{]"
+"""A call of a member named by a key the code computes (``t[k](…)``, lua's ``t[k]"…"``)."""
 _RUNS = {
     "perl": re.compile(
-        r"\beval\b(?!\s*\{)|\breadpipe\b|\bIPC::|\bIO::Pipe\b"
+        r"\beval\b(?!\s*\{)|\breadpipe\b|\bIPC::|\bIO::Pipe\b|\bsyscall\b"
+        r"|(?<!&)&[{$]|->\s*\$|\bcan\s*\(|->\s*can\b|\*\s*\{|::\s*\{|\bmain::(?!\w)|CORE::GLOBAL"
         r"|[/|#!}]\s*[msixpodualngcr]*e[msixpodualngcr]*e(?![\w/|#!}])"
         rf"|\brequire\b(?!\s*(?:{_MODULE})\s*(?:[;)}}]|$))"),
     "node": re.compile(
@@ -42,14 +45,30 @@ _RUNS = {
         rf"|\b(?:require|import)\s*\((?!{_LITERAL})"
         r"|\[(?!\s*(?:\d+|\"[\w.-]*\"|'[\w.-]*')\s*\])[^\][]*\]\s*\("),
     "python": re.compile(
-        r"(?<![\w.])(?:eval|compile)\s*\(|__import__\s*\((?!\s*[\"']\w+[\"']\s*\))"
+        r"(?<![\w.])(?:eval|compile)\s*\(|__import__\b(?!\s*\(\s*[\"']\w+[\"']\s*\))"
         r"|__builtins__|\bbuiltins\b|\bglobals\s*\(\s*\)\s*\["
-        r"|\bgetattr\s*\((?!\s*[\w.]+\s*,\s*(?:\"\w*\"|'\w*')\s*[,)])"
-        r"|posix_spawn|create_subprocess_|\bimport_module\s*\((?!\s*[\"'][\w.]+[\"']\s*\))"),
-    "ruby": re.compile(r"\b(?:instance_|class_|module_)?eval\b|\b(?:public_)?send\s*\("
-                       r"|[\"']\s*\|"),  # open("|cmd"), IO.read("|cmd")
-    "php": re.compile(r"\beval\s*\(|\bassert\s*\(|create_function|pcntl_exec|\$\w+\s*\("),
-    "lua": re.compile(r"\bload(?:string|file)?\s*\(|\bdofile\b"),
+        r"|\bgetattr\b(?!\s*\(\s*[\w.]+\s*,\s*(?:\"\w*\"|'\w*')\s*[,)])"
+        r"|posix_spawn|create_subprocess_|\bimport_module\b(?!\s*\(\s*[\"'][\w.]+[\"']\s*\))"
+        r"|\bvars\s*\(|__dict__|__getattribute__|__subclasses__|__globals__|\blocals\s*\("
+        r"|\bsys\s*\.\s*modules\b|\b(?:methodcaller|attrgetter|breakpoint|pdb)\b"
+        r"|\b(?:pickle|marshal|ctypes|cffi|runpy)\b|\bcode\s*\.\s*interact"
+        rf"|{_KEYED_CALL}"),
+    "ruby": re.compile(r"\b(?:instance_|class_|module_)?eval\b|\b(?:public_|__)?send(?:__)?\b"
+                       r"|[\"']\s*\||\bmethod\b|\bconst_get\b|\binstance_method\b|\bsyscall\b"
+                       r"|\bdefine_method\b|\bFiddle\b|\bMarshal\s*\.\s*load|\bObjectSpace\b"
+                       r"|(?<![\w.])(?:Kernel\s*\.\s*|URI\s*\.\s*)?open\b(?!\s*\(?\s*[\"'])"
+                       r"|\bIO\s*\.\s*\w+\b(?!\s*\(?\s*[\"'])|[\"']\s*#\{"),  # open(x)
+    "php": re.compile(r"\beval\s*\(|\bassert\s*\(|create_function|pcntl_exec|\$\w+\s*\("
+                      r"|[)\]}]\s*\(|\$\$|\$\{|::\s*\$|->\s*\$|\bnew\s+\$|\bFFI\b|\bdl\s*\("
+                      r"|\bcall_user_func|\barray_(?:map|filter|walk|reduce)|\bu[ak]?sort\b|_callback"
+                      r"|\bregister_\w+_function|\bob_start|\biterator_apply|\bforward_static_call"
+                      r"|\bReflection|\bfromCallable|\bClosure\b|\b(?:mail|putenv)\s*\("
+                      r"|\b(?:include|require)(?:_once)?\b|\b(?:data|php|expect|phar):"),
+    "lua": re.compile(r"\bload(?:string|file)?\s*\(|\bdofile\b|\b_G\b|\b_ENV\b|\brawget\b"
+                      r"|\b[gs]etfenv\b|\bdebug\b|\bpackage\b|\[[^\][]*\.\.[^\][]*\]"
+                      r"|\b(?:os|io)\s*\[|=\s*(?:os|io)\b(?!\s*\.)"
+                      r"|\brequire\b(?!\s*\(?\s*[\"'][\w.]+[\"']\s*\)?)"
+                      rf"|{_KEYED_CALL}"),
 }
 """Per language: code that starts a program, or runs code it computes, in ways beyond the
 calls :data:`goosectx.shell_runners._RUNS_COMMANDS` names."""
