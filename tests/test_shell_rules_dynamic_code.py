@@ -51,6 +51,12 @@ DYNAMIC = [
     """ruby -e 'Kernel.__send__("sys"+"tem", "rm x")'""",
     """perl -e '&{"POSIX::sys"."tem"}("rm x")' -MPOSIX""",
     """perl -e 'my $m = "sys"."tem"; main->can($m)'""",
+    # a module that runs a code string, a frame's globals, a stream loaded as code
+    '''python3 -c "import timeit; timeit.timeit('__import__(\\"o\\"+\\"s\\")')"''',
+    '''python3 -c "import sys; sys._getframe().f_globals['__builtins__']"''',
+    """node -e 'require("module")._load("child_" + "process")'""",
+    """echo 'require("child_process").execSync("rm x")' | node -e 'require("/dev/stdin")'""",
+    """ruby -e 'load "/dev/stdin"'""", """php -r '$o->{"sys"."tem"}("rm x");'""",
 ]
 
 
