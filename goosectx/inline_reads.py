@@ -26,7 +26,7 @@ from goosectx.awk_program import awk_texts
 from goosectx.glob_words import value_names
 from goosectx.sensitive import expand_user
 from goosectx.shell_databases import DATABASES
-from goosectx.shell_runners import INTERPRETER, inline_code
+from goosectx.shell_runners import INTERPRETER, RUNNERS, STDIN, inline_code
 from goosectx.shell_sed import sed_commands, sed_script
 
 _LITERAL = re.compile(r"""(["'`])((?:\\.|(?!\1)[^\\])*)\1""", re.DOTALL)
@@ -39,11 +39,13 @@ _COMMAND_FILE = re.compile(r"^\s*(?:[.\\]\w+|source)\s+(.+)$", re.MULTILINE | re
 _AWK = frozenset({"awk", "gawk", "mawk", "nawk", "busybox-awk"})
 
 
-def code_files(name: str, args: list[str]) -> tuple[list[str], list[str]]:
+def code_files(name: str, args: list[str], line: str = "") -> tuple[list[str], list[str]]:
     """The texts of ``name``'s inline code, and the files its commands name as bare words.
 
     ``([code…], [file…])``: an interpreter's ``-c`` / ``-e`` code
-    (:func:`goosectx.shell_runners.inline_code`), an awk program, a database shell's
+    (:func:`goosectx.shell_runners.inline_code`; reading its program from standard input, the
+    whole command ``line``, which holds it: a here-document, an ``echo`` piped in), an awk
+    program, a database shell's
     command words; a sed script's ``r``/``R``/``w``/``W`` files, a database shell's
     :data:`_COMMAND_FILE` words.
     """
@@ -59,7 +61,15 @@ def code_files(name: str, args: list[str]) -> tuple[list[str], list[str]]:
     if INTERPRETER.fullmatch(name) is None:
         return [], []
     code = inline_code(name, args)
+    if code == STDIN:  # python3 - <<'EOF' … EOF, echo '…' | node: the line holds the program
+        return [line], []
     return ([] if code is None or code.startswith("\0") else [code]), []
+
+
+def _takes_code(name: str) -> bool:
+    """True when ``name`` runs code given on its command line (:func:`code_files` reads it)."""
+    return name in _AWK or name in ("sed", "gsed") or name in DATABASES or (
+        INTERPRETER.fullmatch(name) is not None)
 
 
 def _pieces(code: str) -> Iterator[str]:
@@ -70,14 +80,21 @@ def _pieces(code: str) -> Iterator[str]:
     yield from _DOTTED.findall(code)
 
 
-def code_reads(name: str, args: list[str], dirs: tuple[Path, ...],
-               judge: Callable[[Path], str | None]) -> Iterator[tuple[str, str]]:
-    """Each name ``name``'s inline code gives a sensitive file: ``(name, how it is shown)``.
+def code_reads(words: list[str], dirs: tuple[Path, ...], judge: Callable[[Path], str | None],
+               line: str = "") -> Iterator[tuple[str, str]]:
+    """Each name a command's inline code gives a sensitive file: ``(name, how it is shown)``.
 
-    Taken in each of ``dirs`` (where the command may run); ``judge``:
-    :func:`goosectx.sensitive.sensitive_judge`'s.
+    ``words``: the command's program and arguments, wrappers looked through; a runner's
+    (``uv run python3 -c …``, :data:`goosectx.shell_runners.RUNNERS`) by its first word
+    naming an interpreter. Taken in each of ``dirs`` (where the command may run); ``judge``:
+    :func:`goosectx.sensitive.sensitive_judge`'s; ``line``: the whole command line.
     """
-    texts, files = code_files(name, args)
+    names = [word.rsplit("/", 1)[-1] for word in words]
+    start = 0 if not names or names[0] not in RUNNERS else next(
+        (k for k, one in enumerate(names) if k and _takes_code(one)), 0)
+    if not names or not _takes_code(name := names[start]):
+        return
+    texts, files = code_files(name, words[start + 1:], line)
     seen: set[str] = set()
     for piece, exact in [*((p, False) for text in texts for p in _pieces(text)),
                          *((f, True) for f in files)]:

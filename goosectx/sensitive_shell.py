@@ -133,7 +133,7 @@ def sensitive_words(command: str, working_dir: Path, *, data_dir: Path | None = 
             line = " ".join(w.value for w in program)  # rg --pre CMD: CMD opens every file
             yield line, f"{line} ({pre} runs a program on each file it searches: {ANY_MAY_BE}"
         known = tuple(d for d in dirs if isinstance(d, Path))
-        yield from code_reads(_name(program), [w.value for w in program[1:]], known, judge)
+        yield from code_reads([w.value for w in program], known, judge, command)
         if (why := hidden_names(program, dirs[0] if plain and len(dirs) == 1 and isinstance(
                 dirs[0], Path) else None)) is not None:  # git diff -- '*.yml': its index
             line = " ".join(w.value for w in program)

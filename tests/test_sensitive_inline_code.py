@@ -53,6 +53,11 @@ def _after_always(project: Path, command: str,
     ("""python3 -m timeit "open('.env').read()\"""", "python3"),
     ("""cd src && python3 -c "print(open('../.env').read())\"""", "python3"),
     ("""bash -c "python3 -c \\"print(open('.env').read())\\"\"""", "python3"),
+    # a runner's interpreter; a program read from a here-document or a pipe
+    ("""uv run python -c "print(open('.env').read())\"""", "python"),
+    ("""timeout 5 node -e "console.log(require('fs').readFileSync('.env', 'utf8'))\"""", "node"),
+    ("python3 - <<'EOF'\nprint(open('.env').read())\nEOF", "python3"),
+    ("""echo "print(open('.env').read())" | python3""", "python3"),
 ])
 def test_inline_code_naming_a_sensitive_file_is_asked_after_always_allow(
         project: Path, command: str, interpreter: str) -> None:
