@@ -28,8 +28,9 @@ read as its code, which reads only what could run a command. Other modules (``js
 ``pytest``) are programs as a script is."""
 PYTHON_MODULE = re.compile(r"-[bBdEhiIOPqRsSuvx]*m(.*)")
 """A python cluster ending in ``-m`` (``-m``, ``-Bm``, ``-mtimeit``): the module follows."""
-NODE_LOADERS = ("--import", "--loader", "--experimental-loader", "--require", "-r")
-"""node options that load a module before the program: a ``data:`` URL is inline code."""
+NODE_LOADERS = ("--import", "--loader", "--experimental-loader", "--require", "-r", "--preload")
+"""node's (and bun's ``--preload``) options that load a module before the program: a
+``data:`` URL is inline code."""
 
 
 STDIN_MODULES = frozenset({"pdb", "code", "asyncio"})

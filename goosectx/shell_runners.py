@@ -266,7 +266,7 @@ def inline_code(name: str, args: list[str], fed: bool = True) -> str | None:
     while i < len(args):
         word = args[i]
         if word == "-":
-            return "\n".join(codes + loaded) if codes else STDIN
+            return ("\n".join(codes + loaded) if codes else "") or STDIN
         module = PYTHON_MODULE.fullmatch(word) if family in ("python", "pypy") else None
         if module is not None:  # python3 -m timeit CODE: code_options
             name = module[1] or value_at(args, i + 1) or ""
@@ -306,7 +306,7 @@ def inline_code(name: str, args: list[str], fed: bool = True) -> str | None:
             i = short.next
         if value is not None:
             codes.append(value)
-    return "\n".join(codes + loaded) if codes else STDIN
+    return ("\n".join(codes + loaded) if codes else "") or STDIN
 
 
 def _program_files(args: list[str], short: str, *longs: str) -> list[str]:

@@ -84,7 +84,7 @@ _RUNS = {
                       r"|->\s*\{|\bset_\w+_handler|autoload|\bunserialize\b|\bimap_open\b"
                       r"|\barray_\w*u(?:diff|intersect)|\barray_(?:diff|intersect)_u"),
     "lua": re.compile(r"\bload(?:string|file)?\s*\(|\bdofile\b|\b_G\b|\b_ENV\b|\brawget\b"
-                      r"|\b[gs]etfenv\b|\bdebug\b|\bpackage\b|\[[^\][]*\.\.[^\][]*\]"
+                      r"|\b[gs]etfenv\b|\bdebug\b|\bpackage\b(?!\s*\.\s*path\b)|\[[^\][]*\.\.[^\][]*\]"
                       r"|\b(?:os|io)\s*\[|=\s*(?:os|io)\b(?!\s*\.)"
                       r"|\brequire\b(?!\s*\(?\s*[\"'][\w.]+[\"']\s*\)?)"
                       rf"|{_KEYED_CALL}"),

@@ -57,6 +57,8 @@ DYNAMIC = [
     """node -e 'require("module")._load("child_" + "process")'""",
     """echo 'require("child_process").execSync("rm x")' | node -e 'require("/dev/stdin")'""",
     """ruby -e 'load "/dev/stdin"'""", """php -r '$o->{"sys"."tem"}("rm x");'""",
+    """lua -e 'package.loaded["o".."s"].execute("rm x")'""",
+    """bun --preload 'data:text/javascript,require("child_process").execSync("rm x")' e.js""",
 ]
 
 
@@ -80,6 +82,7 @@ def test_inline_code_that_may_reach_a_program_is_asked_and_says_why(command: str
     "node -e 'const a = [1, 2]; console.log(a[0])'",
     "lua -e 'local t = {1, 2}; print(t[1])'",
     "lua -e 'local t = {a = 1}; for k, v in pairs(t) do print(k, t[k]) end'",
+    "lua -e 'package.path = \"./?.lua;\" .. package.path; print(1)'",
     "php -r 'echo strtoupper(\"a\") . \"b\";'", "php -r '$a = [1, 2]; echo $a[0];'",
     "ruby -e 'File.open(\"x.json\") { |f| puts f.read }'", "ruby -e 'puts \"hi #{1 + 1}\"'",
     "perl -e 'print \"you can go\\n\"'", "perl -e 'print 5 & 3'",
