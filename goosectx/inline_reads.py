@@ -44,8 +44,8 @@ def code_files(name: str, args: list[str], line: str = "") -> tuple[list[str], l
 
     ``([code…], [file…])``: an interpreter's ``-c`` / ``-e`` code
     (:func:`goosectx.shell_runners.inline_code`; reading its program from standard input, the
-    whole command ``line``, which holds it: a here-document, an ``echo`` piped in), an awk
-    program, a database shell's
+    whole command ``line``, which holds it: a here-document, an ``echo`` piped in), ``deno
+    eval``'s, an awk program, a database shell's
     command words; a sed script's ``r``/``R``/``w``/``W`` files, a database shell's
     :data:`_COMMAND_FILE` words.
     """
@@ -58,6 +58,9 @@ def code_files(name: str, args: list[str], line: str = "") -> tuple[list[str], l
     if name in DATABASES:
         return args, [word for arg in args for line in _COMMAND_FILE.findall(arg)
                       for word in line.split()]
+    if name == "deno":  # deno eval CODE: every permission, reads too
+        first = next((a for a in args if not a.startswith("-")), "")
+        return (args if first == "eval" else []), []
     if INTERPRETER.fullmatch(name) is None:
         return [], []
     code = inline_code(name, args)
@@ -68,7 +71,7 @@ def code_files(name: str, args: list[str], line: str = "") -> tuple[list[str], l
 
 def _takes_code(name: str) -> bool:
     """True when ``name`` runs code given on its command line (:func:`code_files` reads it)."""
-    return name in _AWK or name in ("sed", "gsed") or name in DATABASES or (
+    return name in _AWK or name in ("sed", "gsed", "deno") or name in DATABASES or (
         INTERPRETER.fullmatch(name) is not None)
 
 

@@ -58,6 +58,9 @@ def _after_always(project: Path, command: str,
     ("""timeout 5 node -e "console.log(require('fs').readFileSync('.env', 'utf8'))\"""", "node"),
     ("python3 - <<'EOF'\nprint(open('.env').read())\nEOF", "python3"),
     ("""echo "print(open('.env').read())" | python3""", "python3"),
+    ("""deno eval "console.log(Deno.readTextFileSync('.env'))\"""", "deno"),
+    ("""Rscript -e 'cat(readLines(".env"))'""", "Rscript"),
+    ("""psql -c "\\copy t from '.env'\"""", "psql"),
 ])
 def test_inline_code_naming_a_sensitive_file_is_asked_after_always_allow(
         project: Path, command: str, interpreter: str) -> None:
