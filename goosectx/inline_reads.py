@@ -101,7 +101,7 @@ def code_reads(words: list[str], dirs: tuple[Path, ...], judge: Callable[[Path],
     seen: set[str] = set()
     for piece, exact in [*((p, False) for text in texts for p in _pieces(text)),
                          *((f, True) for f in files)]:
-        if not piece or piece in seen or "\0" in piece:
+        if not piece or piece in seen or "\0" in piece or len(piece) > 4096:  # no path
             continue
         seen.add(piece)
         for base in dirs:
