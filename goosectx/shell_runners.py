@@ -263,6 +263,7 @@ def inline_code(name: str, args: list[str], fed: bool = True) -> str | None:
     codes: list[str] = []
     loaded: list[str] = []  # node --import data:…: code beside the program
     i = 0
+    maybe_value, skipped = -1, False
     while i < len(args):
         word = args[i]
         if word == "-":
@@ -275,6 +276,9 @@ def inline_code(name: str, args: list[str], fed: bool = True) -> str | None:
                 return STDIN
             return "\n".join([*codes, *loaded, *filter(None, [code])]) or (
                 None if code is None else "")
+        if i == maybe_value:
+            i, skipped = i + 1, True  # node --title x -e CODE: x may be the value, or the script
+            continue
         if not word.startswith("-") or word == "--":
             if word == "--" and not codes:
                 script = value_at(args, i + 1)
@@ -297,6 +301,9 @@ def inline_code(name: str, args: list[str], fed: bool = True) -> str | None:
             if code is not None:  # --import data:text/javascript,…
                 loaded.append(code)
         elif word.startswith("--"):
+            after = value_at(args, i + 1)  # a long option's value or the script: read on
+            maybe_value = -1 if equals or after is None or after.startswith("-") or reads_stdin(
+                after, fed) else i + 1
             i += 1
         else:  # -lne CODE: the letters before a valued one are flags
             cluster = [*args[:i], _without_digit_options(word), *args[i + 1:]] if (
@@ -306,6 +313,10 @@ def inline_code(name: str, args: list[str], fed: bool = True) -> str | None:
             i = short.next
         if value is not None:
             codes.append(value)
+    if not codes and skipped:  # node --inspect x.js: x.js was the script
+        return "\n".join(loaded) or None
+    if not codes and skipped:  # node --inspect x.js: x.js was the script
+        return "\n".join(loaded) or None
     return ("\n".join(codes + loaded) if codes else "") or STDIN
 
 

@@ -59,6 +59,9 @@ DYNAMIC = [
     """ruby -e 'load "/dev/stdin"'""", """php -r '$o->{"sys"."tem"}("rm x");'""",
     """lua -e 'package.loaded["o".."s"].execute("rm x")'""",
     """bun --preload 'data:text/javascript,require("child_process").execSync("rm x")' e.js""",
+    # code after a long option whose value is a separate word (it is not the script)
+    """node --title x -e 'require("child_process").execSync("rm x")'""",
+    """python3 --check-hash-based-pycs never -c 'import os; os.system("rm x")'""",
 ]
 
 
@@ -78,6 +81,7 @@ def test_inline_code_that_may_reach_a_program_is_asked_and_says_why(command: str
     "python3 -c \"d = {'a': 1}; print(d['a'])\"",
     "python3 -c \"import sys; print(sys.argv[1:])\" a",
     "node --require ./setup.js e.js", "node --import ./register.mjs e.js",
+    "node --inspect e.js", "node --title x --trace-warnings e.js",
     "node --import 'data:text/javascript,console.log(1)' e.js",
     "node -e 'const a = [1, 2]; console.log(a[0])'",
     "lua -e 'local t = {1, 2}; print(t[1])'",
