@@ -24,6 +24,7 @@ from goosectx.git_pathspecs import names_only
 from goosectx.glob_words import MAX_NAMES, pattern_paths, value_names
 from goosectx.grep_filters import filter_words, grep_kept
 from goosectx.hidden_names import hidden_names
+from goosectx.inline_reads import code_reads
 from goosectx.piped_names import (
     SUBSTITUTED_SPLIT,
     line_sets_nothing,
@@ -131,6 +132,8 @@ def sensitive_words(command: str, working_dir: Path, *, data_dir: Path | None = 
         if (pre := runs_program(_name(program), [w.value for w in program[1:]])) is not None:
             line = " ".join(w.value for w in program)  # rg --pre CMD: CMD opens every file
             yield line, f"{line} ({pre} runs a program on each file it searches: {ANY_MAY_BE}"
+        known = tuple(d for d in dirs if isinstance(d, Path))
+        yield from code_reads([w.value for w in program], known, judge, command)
         if (why := hidden_names(program, dirs[0] if plain and len(dirs) == 1 and isinstance(
                 dirs[0], Path) else None)) is not None:  # git diff -- '*.yml': its index
             line = " ".join(w.value for w in program)

@@ -21,6 +21,14 @@ import re
 from itertools import takewhile
 
 from goosectx.awk_program import awk_runs, awk_texts
+from goosectx.code_options import (
+    NODE_LOADERS,
+    PYTHON_MODULE,
+    UNREADABLE,
+    data_code,
+    module_code,
+)
+from goosectx.code_options import STDIN as CODE_STDIN
 from goosectx.git_config_writes import writes_git_config
 from goosectx.option_table import OPTIONS, Does, long_options
 from goosectx.option_writes import option_writes
@@ -199,7 +207,7 @@ def option_lines(name: str, args: list[str]) -> list[str]:
             *transfer_lines(name, args), *watch_lines(name, args)]  # scp -o ProxyCommand=…
 
 
-STDIN = "\0stdin"
+STDIN = CODE_STDIN
 """:func:`inline_code` of an interpreter that reads its program from standard input
 (``python3 - <<EOF``, ``echo … | perl``, ``python3 /dev/stdin``, ``perl <(…)``): the rules
 cannot see it."""
@@ -252,36 +260,66 @@ def inline_code(name: str, args: list[str], fed: bool = True) -> str | None:
         return None
     if any(a in ("--version", "-V", "--help", "-h", "-v", "-version") for a in args[:1]):
         return None  # python3 --version
-    letters, valued = _CODE_FLAGS[found[1]], _VALUED.get(found[1], "")
+    family = found[1]
+    letters, valued = _CODE_FLAGS[family], _VALUED.get(family, "")
     codes: list[str] = []
+    loaded: list[str] = []  # node --import data:…: code beside the program
     i = 0
+    maybe_value, skipped = -1, False
     while i < len(args):
         word = args[i]
         if word == "-":
-            return "\n".join(codes) or STDIN
-        if not word.startswith("-") or word == "-m" or word == "--":
+            return ("\n".join(codes + loaded) if codes else "") or STDIN
+        module = PYTHON_MODULE.fullmatch(word) if family in ("python", "pypy") else None
+        if module is not None:  # python3 -m timeit CODE: code_options
+            name = module[1] or value_at(args, i + 1) or ""
+            code = module_code(name, args[i + (1 if module[1] else 2):], fed)
+            if code == STDIN:  # echo … | python3 -m pdb x.py: pdb's commands
+                return STDIN
+            return "\n".join([*codes, *loaded, *filter(None, [code])]) or (
+                None if code is None else "")
+        if i == maybe_value:
+            i, skipped = i + 1, True  # node --title x -e CODE: x may be the value, or the script
+            continue
+        if not word.startswith("-") or word == "--":
             if word == "--" and not codes:
                 script = value_at(args, i + 1)
-                return STDIN if script is None or reads_stdin(script, fed) else None
+                return STDIN if script is None or reads_stdin(script, fed) else (
+                    "\n".join(loaded) or None)
             if not codes and reads_stdin(word, fed):  # python3 /dev/stdin, perl <(…)
                 return STDIN
-            return "\n".join(codes) or None  # the script (or module) and its arguments
+            return "\n".join(codes + loaded) or None  # the script and its arguments
         value: str | None = None
-        if word.startswith(_LONG_CODE) or word == "-eval" and found[1] in ("erl", "emacs"):
+        option, equals, attached = word.partition("=")
+        if word.startswith(_LONG_CODE) or word == "-eval" and family in ("erl", "emacs"):
             separate = "=" not in word  # --eval CODE, --eval=CODE
             value = value_at(args, i + 1) if separate else word.partition("=")[2]
             i += 2 if separate else 1
+        elif family in ("node", "nodejs", "bun") and option in NODE_LOADERS:
+            given = attached if equals else value_at(args, i + 1) or ""
+            i += 1 if equals else 2
+            if (code := data_code(given)) == UNREADABLE:
+                return COMPUTED  # a base64 body that does not decode
+            if code is not None:  # --import data:text/javascript,…
+                loaded.append(code)
         elif word.startswith("--"):
+            after = value_at(args, i + 1)  # a long option's value or the script: read on
+            maybe_value = -1 if equals or after is None or after.startswith("-") or reads_stdin(
+                after, fed) else i + 1
             i += 1
         else:  # -lne CODE: the letters before a valued one are flags
             cluster = [*args[:i], _without_digit_options(word), *args[i + 1:]] if (
-                found[1] == "perl") else args
-            short = short_value(cluster, i, letters + valued, _ATTACHED.get(found[1], ""))
+                family == "perl") else args
+            short = short_value(cluster, i, letters + valued, _ATTACHED.get(family, ""))
             value = short.value if short.letter and short.letter in letters else None
             i = short.next
         if value is not None:
             codes.append(value)
-    return "\n".join(codes) or STDIN
+    if not codes and skipped:  # node --inspect x.js: x.js was the script
+        return "\n".join(loaded) or None
+    if not codes and skipped:  # node --inspect x.js: x.js was the script
+        return "\n".join(loaded) or None
+    return ("\n".join(codes + loaded) if codes else "") or STDIN
 
 
 def _program_files(args: list[str], short: str, *longs: str) -> list[str]:

@@ -14,9 +14,19 @@ computed key (``f[k](…)``); python's ``eval``, ``compile``, an ``__import__`` 
 name, ``builtins``, a ``getattr`` of a name not written out, ``os.posix_spawn`` and
 asyncio's ``create_subprocess_*``; ruby's ``open("|cmd")``; ruby's, php's and lua's
 ``eval``/``load``; in any code but perl's (awk's too) a pipe to a string (``print |
-"sort"``). :func:`runs_in_language` finds them, so a shell deny or ask rule asks about the
-command. Every pattern is linear in the code's length (no backtracking over nested repeats).
-What the command text shows, not a sandbox.
+"sort"``). Code that reaches a function by a name it builds, or looks one up where a
+pattern cannot follow, is read the same way, as code that may run any program: a call of a
+member by a computed key (``t[k](…)``); python's ``vars()``, ``__dict__``, ``sys.modules``,
+``__getattribute__``, frames, ``pickle``/``marshal``/``ctypes``, the modules that run code
+strings (``timeit``, ``cProfile``, ``code``, ``pdb`` …); lua's ``_G``, ``_ENV``,
+``os[…]``, a ``..`` in a subscript, ``debug``, ``package``; php's ``("sys"."tem")(…)``,
+``$$x``, ``->$m``, ``->{…}`` and the functions that take a callable by name
+(``call_user_func``, ``array_map`` …); ruby's ``method``, ``__send__``, ``const_get``,
+``to_proc``, ``open`` of a computed name; perl's ``&{"…"}``, ``&$f``, ``->$m``, ``can``, the
+symbol table; node's ``Module._load``, ``createRequire``; a ``require``/``load`` of a stream
+(``/dev/stdin``). :func:`runs_in_language` finds them, so a shell deny or ask rule asks about
+the command. Every pattern is linear in the code's length (no backtracking over nested
+repeats). What the command text shows, not a sandbox.
 
 Core module: no printing.
 """
@@ -30,26 +40,54 @@ _LITERAL = r"""\s*(?:"[\w@./:-]+"|'[\w@./:-]+'|`[\w@./:-]+`)\s*\)"""
 _FAMILY = re.compile(r"(python|pypy|node|nodejs|bun|perl|ruby|php|lua|luajit)[\d.]*[a-z]?")
 _MODULE = r"(?!(?:q[qwx]?|qr|m|s|tr|y)\b)[A-Za-z_][\w:]*|v?[\d._]+"
 """What perl's ``require`` loads by name (``require JSON``, ``require 5.010``): no file."""
+_KEYED_CALL = r"\[(?!\s*(?:\d+|\"[\w.-]*\"|'[\w.-]*')\s*\])[^\][]*\]\s*[(\"'{]"
+"""A call of a member named by a key the code computes (``t[k](…)``, lua's ``t[k]"…"``)."""
+_STREAM_LOAD = r"\b(?:require|load|require_relative)\b\s*\(?\s*[\"'`]/(?:dev|proc)/"
+"""A load of a stream as code (``require("/dev/stdin")``): the code comes from a pipe."""
 _RUNS = {
     "perl": re.compile(
-        r"\beval\b(?!\s*\{)|\breadpipe\b|\bIPC::|\bIO::Pipe\b"
+        r"\beval\b(?!\s*\{)|\breadpipe\b|\bIPC::|\bIO::Pipe\b|\bsyscall\b"
+        r"|(?<!&)&[{$]|->\s*\$|\bcan\s*\(|->\s*can\b|\*\s*\{|::\s*\{|\bmain::(?!\w)|CORE::GLOBAL"
         r"|[/|#!}]\s*[msixpodualngcr]*e[msixpodualngcr]*e(?![\w/|#!}])"
         rf"|\brequire\b(?!\s*(?:{_MODULE})\s*(?:[;)}}]|$))"),
     "node": re.compile(
         r"\beval\b|\bFunction\b|constructor|\bReflect\b|\bglobal(?:This)?\b"
-        r"|\bWorker\b|process\.(?:binding|dlopen)"
-        r"|[\"'`](?:node:)?(?:vm|worker_threads|cluster)[\"'`]"
+        r"|\bWorker\b|process\.(?:binding|dlopen)|\b_load\b|\bcreateRequire\b"
+        r"|[\"'`](?:node:)?(?:vm|worker_threads|cluster|module|inspector)[\"'`]"
+        rf"|{_STREAM_LOAD}"
         rf"|\b(?:require|import)\s*\((?!{_LITERAL})"
         r"|\[(?!\s*(?:\d+|\"[\w.-]*\"|'[\w.-]*')\s*\])[^\][]*\]\s*\("),
     "python": re.compile(
-        r"(?<![\w.])(?:eval|compile)\s*\(|__import__\s*\((?!\s*[\"']\w+[\"']\s*\))"
+        r"(?<![\w.])(?:eval|compile)\s*\(|__import__\b(?!\s*\(\s*[\"']\w+[\"']\s*\))"
         r"|__builtins__|\bbuiltins\b|\bglobals\s*\(\s*\)\s*\["
-        r"|\bgetattr\s*\((?!\s*[\w.]+\s*,\s*(?:\"\w*\"|'\w*')\s*[,)])"
-        r"|posix_spawn|create_subprocess_|\bimport_module\s*\((?!\s*[\"'][\w.]+[\"']\s*\))"),
-    "ruby": re.compile(r"\b(?:instance_|class_|module_)?eval\b|\b(?:public_)?send\s*\("
-                       r"|[\"']\s*\|"),  # open("|cmd"), IO.read("|cmd")
-    "php": re.compile(r"\beval\s*\(|\bassert\s*\(|create_function|pcntl_exec|\$\w+\s*\("),
-    "lua": re.compile(r"\bload(?:string|file)?\s*\(|\bdofile\b"),
+        r"|\bgetattr\b(?!\s*\(\s*[\w.]+\s*,\s*(?:\"\w*\"|'\w*')\s*[,)])"
+        r"|posix_spawn|create_subprocess_|\bimport_module\b(?!\s*\(\s*[\"'][\w.]+[\"']\s*\))"
+        r"|\bvars\s*\(|__dict__|__getattribute__|__subclasses__|__globals__|\blocals\s*\("
+        r"|\bsys\s*\.\s*modules\b|\b(?:methodcaller|attrgetter|breakpoint)\b|__reduce"
+        r"|\b(?:pickle|marshal|shelve|dill|ctypes|cffi|runpy|_posixsubprocess|fork_exec)\b"
+        r"|\bf_(?:globals|builtins|locals)\b|_getframe|\bunsafe_load|\byaml\s*\.\s*load\b"
+        r"|\b(?:SourceFileLoader|spec_from_file_location|load_source)\b"
+        r"|(?<![\w.])(?:cProfile|profile|timeit|doctest|codeop|code|pdb|trace)\b(?=\s*\.|\s+import)"
+        rf"|{_KEYED_CALL}"),
+    "ruby": re.compile(r"\b(?:instance_|class_|module_)?eval\b|\b(?:public_|__)?send(?:__)?\b"
+                       r"|[\"']\s*\||\bmethod\b|\bconst_get\b|\binstance_method\b|\bsyscall\b"
+                       r"|\bdefine_method\b|\bFiddle\b|\bMarshal\s*\.\s*load|\bObjectSpace\b"
+                       rf"|\bto_proc\b|\bbinding\b|{_STREAM_LOAD}"
+                       r"|(?<![\w.])(?:Kernel\s*\.\s*|URI\s*\.\s*)?open\b(?!\s*\(?\s*[\"'])"
+                       r"|\bIO\s*\.\s*\w+\b(?!\s*\(?\s*[\"'])|[\"']\s*#\{"),  # open(x)
+    "php": re.compile(r"\beval\s*\(|\bassert\s*\(|create_function|pcntl_exec|\$\w+\s*\("
+                      r"|[)\]}]\s*\(|\$\$|\$\{|::\s*\$|->\s*\$|\bnew\s+\$|\bFFI\b|\bdl\s*\("
+                      r"|\bcall_user_func|\barray_(?:map|filter|walk|reduce)|\bu[ak]?sort\b|_callback"
+                      r"|\bregister_\w+_function|\bob_start|\biterator_apply|\bforward_static_call"
+                      r"|\bReflection|\bfromCallable|\bClosure\b|\b(?:mail|putenv)\s*\("
+                      r"|\b(?:include|require)(?:_once)?\b|\b(?:data|php|expect|phar):"
+                      r"|->\s*\{|\bset_\w+_handler|autoload|\bunserialize\b|\bimap_open\b"
+                      r"|\barray_\w*u(?:diff|intersect)|\barray_(?:diff|intersect)_u"),
+    "lua": re.compile(r"\bload(?:string|file)?\s*\(|\bdofile\b|\b_G\b|\b_ENV\b|\brawget\b"
+                      r"|\b[gs]etfenv\b|\bdebug\b|\bpackage\b(?!\s*\.\s*path\b)|\[[^\][]*\.\.[^\][]*\]"
+                      r"|\b(?:os|io)\s*\[|=\s*(?:os|io)\b(?!\s*\.)"
+                      r"|\brequire\b(?!\s*\(?\s*[\"'][\w.]+[\"']\s*\)?)"
+                      rf"|{_KEYED_CALL}"),
 }
 """Per language: code that starts a program, or runs code it computes, in ways beyond the
 calls :data:`goosectx.shell_runners._RUNS_COMMANDS` names."""

@@ -1,0 +1,112 @@
+r"""The files an interpreter's inline code names, for the sensitive-file check of a shell call.
+
+docs/architecture.md §4 (the sensitive-file list): part of
+:func:`goosectx.sensitive_shell.sensitive_words`. ``cat .env`` names the file as a word;
+``python3 -c "print(open('.env').read())"``, ``node -e "…readFileSync('.env')…"``, ``perl -e
+'open F, ".env"'``, awk's ``getline < ".env"``, sed's ``r .env`` and sqlite3's ``.read .env``
+name it inside their code, and read it as surely. Each string literal of such code (each of
+its blank-separated pieces: ``os.system('cat .env')``), each bare dotted name (``.env``) and
+each file a sed ``r``/``w`` or a database shell's ``.read``/``\i``/``source`` command names is
+judged as a word of the command is — a literal piece only when it looks like a path (a ``/``,
+a leading ``~`` or ``.``) or names a file that is there (``d['id_token']`` names no
+``id_token`` file). Code that builds a name at run time (``'.e' + 'nv'``) is not read: what
+the command text shows, not a sandbox.
+
+Core module: no printing.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+from goosectx.awk_program import awk_texts
+from goosectx.glob_words import value_names
+from goosectx.sensitive import expand_user
+from goosectx.shell_databases import DATABASES
+from goosectx.shell_runners import INTERPRETER, RUNNERS, STDIN, inline_code
+from goosectx.shell_sed import sed_commands, sed_script
+
+_LITERAL = re.compile(r"""(["'`])((?:\\.|(?!\1)[^\\])*)\1""", re.DOTALL)
+"""A string literal of most languages (``'…'``, ``"…"``, a template ``` `…` ```)."""
+_DOTTED = re.compile(r"(?<![\w)\]}$@.\\/])\.[\w][\w.-]*")
+"""A bare dotted name (``.env``; not ``os.environ``, ``x().env``, ``$.a``, ``/\\.env/``)."""
+_COMMAND_FILE = re.compile(r"^\s*(?:[.\\]\w+|source)\s+(.+)$", re.MULTILINE | re.IGNORECASE)
+"""A database shell's command naming a file: sqlite3's ``.read F`` / ``.import F T``, psql's
+``\\i F``, mysql's ``source F`` (its words after the command)."""
+_AWK = frozenset({"awk", "gawk", "mawk", "nawk", "busybox-awk"})
+
+
+def code_files(name: str, args: list[str], line: str = "") -> tuple[list[str], list[str]]:
+    """The texts of ``name``'s inline code, and the files its commands name as bare words.
+
+    ``([code…], [file…])``: an interpreter's ``-c`` / ``-e`` code
+    (:func:`goosectx.shell_runners.inline_code`; reading its program from standard input, the
+    whole command ``line``, which holds it: a here-document, an ``echo`` piped in), ``deno
+    eval``'s, an awk program, a database shell's
+    command words; a sed script's ``r``/``R``/``w``/``W`` files, a database shell's
+    :data:`_COMMAND_FILE` words.
+    """
+    if name in _AWK:
+        return awk_texts(args), []
+    if name in ("sed", "gsed"):
+        script = sed_script(args)
+        found = sed_commands(script) if script is not None else None
+        return [], [file for command, file in found or () if command in "rRwW" and file]
+    if name in DATABASES:
+        return args, [word for arg in args for line in _COMMAND_FILE.findall(arg)
+                      for word in line.split()]
+    if name == "deno":  # deno eval CODE: every permission, reads too
+        first = next((a for a in args if not a.startswith("-")), "")
+        return (args if first == "eval" else []), []
+    if INTERPRETER.fullmatch(name) is None:
+        return [], []
+    code = inline_code(name, args)
+    if code == STDIN:  # python3 - <<'EOF' … EOF, echo '…' | node: the line holds the program
+        return [line], []
+    return ([] if code is None or code.startswith("\0") else [code]), []
+
+
+def _takes_code(name: str) -> bool:
+    """True when ``name`` runs code given on its command line (:func:`code_files` reads it)."""
+    return name in _AWK or name in ("sed", "gsed", "deno") or name in DATABASES or (
+        INTERPRETER.fullmatch(name) is not None)
+
+
+def _pieces(code: str) -> Iterator[str]:
+    """The names a code text may give a file by: its literals' pieces, its bare dotted names."""
+    for literal in _LITERAL.finditer(code):
+        for piece in literal[2].split():
+            yield from value_names(piece)  # 'if=.env', '@.env', 'file:.env'
+    yield from _DOTTED.findall(code)
+
+
+def code_reads(words: list[str], dirs: tuple[Path, ...], judge: Callable[[Path], str | None],
+               line: str = "") -> Iterator[tuple[str, str]]:
+    """Each name a command's inline code gives a sensitive file: ``(name, how it is shown)``.
+
+    ``words``: the command's program and arguments, wrappers looked through; a runner's
+    (``uv run python3 -c …``, :data:`goosectx.shell_runners.RUNNERS`) by its first word
+    naming an interpreter. Taken in each of ``dirs`` (where the command may run); ``judge``:
+    :func:`goosectx.sensitive.sensitive_judge`'s; ``line``: the whole command line.
+    """
+    names = [word.rsplit("/", 1)[-1] for word in words]
+    start = 0 if not names or names[0] not in RUNNERS else next(
+        (k for k, one in enumerate(names) if k and _takes_code(one)), 0)
+    if not names or not _takes_code(name := names[start]):
+        return
+    texts, files = code_files(name, words[start + 1:], line)
+    seen: set[str] = set()
+    for piece, exact in [*((p, False) for text in texts for p in _pieces(text)),
+                         *((f, True) for f in files)]:
+        if not piece or piece in seen or "\0" in piece or len(piece) > 4096:  # no path
+            continue
+        seen.add(piece)
+        for base in dirs:
+            path = base / expand_user(piece)
+            if (exact or "/" in piece or piece.startswith(("~", ".")) or os.path.lexists(
+                    path)) and judge(path):
+                yield piece, f"{piece} (named in {name}'s inline code)"
+                break
