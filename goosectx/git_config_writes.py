@@ -20,7 +20,7 @@ import re
 
 from goosectx.option_table import JUDGED_OUTPUT, OPTIONS, Does, Hit, option_hits
 from goosectx.protected_paths import Where, git_dirs, names_git_dir, protected_write
-from goosectx.sed_script import SED, in_place_files
+from goosectx.sed_script import SED, backups, in_place_files
 from goosectx.shell_options import WGET_VALUED, long_option
 
 _COPIERS = frozenset({"cp", "mv", "install", "ln", "rsync"})
@@ -34,6 +34,12 @@ _WRITTEN = (Does.OUTPUT, Does.INTO, Does.WRITES)
 _SHORT_GLUED = re.compile(r"-[A-Za-z]")
 _VALUED = {"truncate": ("-s", "-r", "--size", "--reference"),
            "touch": ("-d", "-r", "-t", "--date", "--reference")}
+_SCRIPT_EDITORS = frozenset({"perl", "ruby"})
+"""Interpreters whose ``-i[SUFFIX]`` edits their operands in place, as ``sed -i`` does."""
+_VI = frozenset({"vi", "vim", "nvim", "ex", "view", "vimdiff", "gvim", "nano", "emacs"})
+"""Editors: the files they open are theirs to write (``vim -c wq F``, ``ex -sc x F``)."""
+_VI_VALUED = frozenset({"-c", "--cmd", "-S", "-s", "-u", "-U", "-i", "-T", "-w", "-W", "-t",
+                        "-q", "--eval", "-l", "--load", "--funcall", "-f"})
 _MODE = re.compile(r"[0-7]+|(?:[ugoa]*[-+=][rwxXstugo]*,?)+")
 
 
@@ -47,7 +53,9 @@ def writes_git_config(name: str, args: list[str], where: Where | None = None) ->
     (:func:`_saves_here`), the target of ``cp``, ``install``, ``ln``, ``rsync`` (its last
     operand), every operand of ``mv`` (it removes its sources: ``mv .git/HEAD x``) and of
     ``truncate`` and ``touch`` (``touch .git/hooks/x`` makes a hook), the files ``chmod``
-    changes and ``sed -i`` edits, each judged by
+    changes and ``sed -i``, ``perl -i`` and ``ruby -i`` edit (their backups too: ``sed
+-i'.git/hooks/*' p f`` keeps one as ``.git/hooks/f``), the files an editor opens (``vim -c wq
+.git/config``), each judged by
     :func:`goosectx.protected_paths.protected_write` in the dirs of ``where``
     (``.git/./hooks/x``, ``cd .git && tee HEAD``, ``.venv/lib/…/x.pth``); and any word, ``=``
     value or short option's glued value that names the git directory or a path in it, given to a
@@ -75,6 +83,11 @@ def writes_git_config(name: str, args: list[str], where: Where | None = None) ->
         paths, removed, verb = [], _mode_operands(args), "changes the mode of"
     elif name in SED:
         paths = in_place_files(name, args)  # sed -i s/x/y/ .git/config
+    elif name in _SCRIPT_EDITORS:
+        paths = _edited_in_place(args)  # perl -pi -e s/x/y/ .git/config
+    elif name in _VI:  # vim -c wq .git/config, ex -sc '%d|x' .git/HEAD: an editor's files
+        paths = [a for k, a in enumerate(args) if a[:1] not in ("-", "+") and (
+            k == 0 or args[k - 1] not in _VI_VALUED)]
     else:
         paths = ["."] if _saves_here(name, found) else []  # cd .git && curl -O URL
     paths += [str(hit.value) for hit in hits if hit.does in _WRITTEN and (
@@ -102,6 +115,30 @@ def _saves_here(name: str, hits: list[Hit]) -> bool:
     return name == "wget" and not any(hit.does is Does.INTO or long_option(
         hit.word, "--output-document") or hit.word[:2] != "--" and next(
         (c for c in hit.word[1:] if c in WGET_VALUED), "") == "O" for hit in hits)
+
+
+def _edited_in_place(args: list[str]) -> list[str]:
+    """The files ``perl|ruby -i[SUFFIX] … ARGS`` edits in place and their backups.
+
+    Every word but an option and ``-e``'s code (more than the files: a script's name or an
+    argument changes nothing unless it names a protected path); none without ``-i``.
+    """
+    suffix: str | None = None
+    operands: list[str] = []
+    code = False
+    for word in args:
+        if code or word[:1] != "-" or word == "-":
+            operands += [] if code else [word]
+            code = False
+            continue
+        cluster = word[1:] if word[:2] != "--" else ""
+        at = next((k for k, c in enumerate(cluster) if c in "ieE"), None)
+        if at is not None and cluster[at] == "i":
+            suffix = cluster[at + 1:] or suffix or ""
+        code = at is not None and cluster[at] in "eE" and at == len(cluster) - 1  # -pe CODE
+    if suffix is None:
+        return []
+    return [*operands, *(backup for file in operands for backup in backups(file, suffix))]
 
 
 def _mode_operands(args: list[str]) -> list[str]:
