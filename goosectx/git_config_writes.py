@@ -21,9 +21,11 @@ import re
 from goosectx.option_table import JUDGED_OUTPUT, OPTIONS, Does, Hit, option_hits
 from goosectx.protected_paths import Where, git_dirs, names_git_dir, protected_write
 from goosectx.sed_script import SED, backups, in_place_files
+from goosectx.shell_git import git_subcommand
 from goosectx.shell_options import WGET_VALUED, long_option
 
-_COPIERS = frozenset({"cp", "mv", "install", "ln", "rsync"})
+_COPIERS = frozenset({"cp", "mv", "install", "ln", "rsync", "scp"})
+_TARS = frozenset({"tar", "gtar", "bsdtar"})
 _PASSES_ON = frozenset({
     "npm", "pnpm", "yarn", "bun", "npx", "bunx", "deno", "make", "gmake", "just", "task",
     "cargo", "go", "pytest", "py.test", "tox", "nox", "poetry", "uv", "hatch", "pdm", "rake",
@@ -54,8 +56,9 @@ def writes_git_config(name: str, args: list[str], where: Where | None = None) ->
     operand), every operand of ``mv`` (it removes its sources: ``mv .git/HEAD x``) and of
     ``truncate`` and ``touch`` (``touch .git/hooks/x`` makes a hook), the files ``chmod``
     changes and ``sed -i``, ``perl -i`` and ``ruby -i`` edit (their backups too: ``sed
--i'.git/hooks/*' p f`` keeps one as ``.git/hooks/f``), the files an editor opens (``vim -c wq
-.git/config``), each judged by
+    -i'.git/hooks/*' p f`` keeps one as ``.git/hooks/f``), the files an editor opens (``vim -c
+    wq .git/config``), the dir ``git worktree add`` makes and ``cpio -p`` copies into, each
+    judged by
     :func:`goosectx.protected_paths.protected_write` in the dirs of ``where``
     (``.git/./hooks/x``, ``cd .git && tee HEAD``, ``.venv/lib/…/x.pth``); and any word, ``=``
     value or short option's glued value that names the git directory or a path in it, given to a
@@ -64,7 +67,8 @@ def writes_git_config(name: str, args: list[str], where: Where | None = None) ->
     judged in the dirs of ``where`` too).
     """
     found = list(option_hits(name, args)) if name in OPTIONS else []
-    hits = [hit for hit in found if hit.value is not None]
+    hits = [hit for hit in found if hit.value is not None and (
+        hit.does is not Does.INTO or name not in _TARS or _extracts(args))]  # tar -c -C D reads
     removed: list[str] = []
     verb = "removes"
     if name in (">", ">>", "tee"):
@@ -85,6 +89,8 @@ def writes_git_config(name: str, args: list[str], where: Where | None = None) ->
         paths = in_place_files(name, args)  # sed -i s/x/y/ .git/config
     elif name in _SCRIPT_EDITORS:
         paths = _edited_in_place(args)  # perl -pi -e s/x/y/ .git/config
+    elif name == "git" or name == "cpio":  # git worktree add D, cpio -p D: D is written into
+        paths = _destination(name, args)
     elif name in _VI:  # vim -c wq .git/config, ex -sc '%d|x' .git/HEAD: an editor's files
         paths = [a for k, a in enumerate(args) if a[:1] not in ("-", "+") and (
             k == 0 or args[k - 1] not in _VI_VALUED)]
@@ -139,6 +145,31 @@ def _edited_in_place(args: list[str]) -> list[str]:
     if suffix is None:
         return []
     return [*operands, *(backup for file in operands for backup in backups(file, suffix))]
+
+
+def _extracts(args: list[str]) -> bool:
+    """True when ``tar ARGS`` extracts: its ``-C DIR`` is where it writes.
+
+    ``x`` in its first cluster or a short one, ``--extract``, ``--get``; creating, ``-C`` is
+    where it reads.
+    """
+    return any(long_option(a, "--extract") or long_option(a, "--get") or a[:2] != "--" and (
+        k == 0 or a[:1] == "-") and "x" in a.partition("=")[0] for k, a in enumerate(args))
+
+
+def _destination(name: str, args: list[str]) -> list[str]:
+    """The dir ``git worktree add DIR`` makes, ``cpio -p DIR`` copies into."""
+    operands = [a for a in args if not a.startswith("-")]
+    if name == "cpio":
+        passes = any(a[:2] != "--" and a[:1] == "-" and "p" in a or long_option(
+            a, "--pass-through") for a in args)
+        return operands[-1:] if passes else []
+    at = git_subcommand(args)
+    if args[at:at + 2] != ["worktree", "add"]:
+        return []
+    rest = args[at + 2:]
+    return next(([a] for k, a in enumerate(rest) if not a.startswith("-") and (
+        k == 0 or rest[k - 1] not in ("-b", "-B", "--reason"))), [])
 
 
 def _mode_operands(args: list[str]) -> list[str]:
