@@ -31,13 +31,6 @@ from test_protected_write_expansions import linked as linked  # the fixture
     ("gpg -o .git/hooks/pre-commit -d y.gpg", "gpg writes .git/hooks/pre-commit: a hook"),
     ("openssl enc -d -out .git/config -in y", "openssl writes .git/config: git config"),
     ("ssh-keygen -q -f .git/hooks/x -N ''", "ssh-keygen writes .git/hooks/x: a hook"),
-])
-def test_an_archiver_or_output_file_into_the_git_dir_venv_or_node_modules_asks(
-        linked: Path, command: str, said: str) -> None:
-    asks_everywhere(linked, command, said, command.split()[0])
-
-
-@pytest.mark.parametrize(("command", "said"), [
     ("git checkout-index --prefix=.git/hooks/ -a", "git writes .git/hooks: a hook"),
     ("git --work-tree=.git/hooks checkout HEAD -- .", "git writes .git/hooks: a hook"),
     ("git worktree add .git/hooks", "git writes .git/hooks: a hook"),
@@ -45,9 +38,9 @@ def test_an_archiver_or_output_file_into_the_git_dir_venv_or_node_modules_asks(
     ("git format-patch -o .git/hooks HEAD~1", "git writes .git/hooks: a hook"),
     ("git archive -o .git/hooks/pre-commit HEAD", "git writes .git/hooks/pre-commit: a hook"),
 ])
-def test_git_writing_its_files_into_the_git_dir_or_a_venv_asks(linked: Path, command: str,
-                                                               said: str) -> None:
-    asks_everywhere(linked, command, said, "git")
+def test_an_archiver_or_output_file_into_the_git_dir_venv_or_node_modules_asks(
+        linked: Path, command: str, said: str) -> None:
+    asks_everywhere(linked, command, said, command.split()[0])
 
 
 @pytest.mark.parametrize("command", [
