@@ -21,6 +21,7 @@ import re
 from goosectx.option_table import JUDGED_OUTPUT, OPTIONS, Does, Hit, option_hits
 from goosectx.protected_paths import Where, git_dirs, names_git_dir, protected_write
 from goosectx.sed_script import SED, backups, in_place_files
+from goosectx.shell_dirs import chdir_dirs
 from goosectx.shell_git import git_subcommand
 from goosectx.shell_options import WGET_VALUED, long_option
 
@@ -66,6 +67,8 @@ def writes_git_config(name: str, args: list[str], where: Where | None = None) ->
     PYTEST_ARGS=--basetemp=.git``: pytest empties its basetemp; ``cd .git && make ARGS=-oHEAD``:
     judged in the dirs of ``where`` too).
     """
+    if name == "git" and where is not None:  # git -C .git archive -o hooks/x: -C as env's
+        where = Where(where.root, chdir_dirs("env", args[:git_subcommand(args)], where.dirs))
     found = list(option_hits(name, args)) if name in OPTIONS else []
     hits = [hit for hit in found if hit.value is not None and (
         hit.does is not Does.INTO or name not in _TARS or _extracts(args))]  # tar -c -C D reads

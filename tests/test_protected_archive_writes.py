@@ -2,7 +2,7 @@
 archivers' dirs (``tar -xf x.tar -C .git/hooks``, ``unzip -d``, ``cpio -D``/``-p``, ``ar x
 --output=``), output files (``zip -O``, ``sdiff -o``, ``scp``, ``gpg -o``, ``openssl -out``,
 ``ssh-keygen -f``) and git's own (``git checkout-index --prefix=.git/hooks/ -a`` made a live
-hook; ``--work-tree=``, ``worktree add``, ``format-patch -o``, ``archive -o``) ran under their
+hook; ``--work-tree=``, ``worktree add``, ``format-patch -o``, ``[-C DIR] archive -o``) ran under their
 program's rule and in auto mode under a deny rule. Their destination is now judged as a write
 target, a dir as a write anywhere in it; elsewhere they run (docs/architecture.md §4)."""
 
@@ -37,6 +37,7 @@ from test_protected_write_expansions import linked as linked  # the fixture
     ("git worktree add -b x .venv/lib", "git writes .venv/lib into the virtualenv"),
     ("git format-patch -o .git/hooks HEAD~1", "git writes .git/hooks: a hook"),
     ("git archive -o .git/hooks/pre-commit HEAD", "git writes .git/hooks/pre-commit: a hook"),
+    ("git -C .git archive -o hooks/pre-commit HEAD", "git writes .git/hooks/pre-commit: a h"),
 ])
 def test_an_archiver_or_output_file_into_the_git_dir_venv_or_node_modules_asks(
         linked: Path, command: str, said: str) -> None:
@@ -50,6 +51,7 @@ def test_an_archiver_or_output_file_into_the_git_dir_venv_or_node_modules_asks(
     "openssl enc -d -out out.bin -in y", "ssh-keygen -t ed25519 -f docs/key -N ''",
     "git checkout-index --prefix=docs/ -a", "git --work-tree=docs checkout HEAD -- .",
     "git worktree add docs/wt", "git format-patch -o docs HEAD~1", "git archive -o o.tar HEAD",
+    "git -C docs archive -o o.tar HEAD",
 ])
 def test_the_same_writes_into_the_project_still_run(linked: Path, command: str) -> None:
     runs_under_its_rule(linked, command, command.split()[0])
