@@ -37,8 +37,9 @@ _WRITTEN = (Does.OUTPUT, Does.INTO, Does.WRITES)
 _SHORT_GLUED = re.compile(r"-[A-Za-z]")
 _VALUED = {"truncate": ("-s", "-r", "--size", "--reference"),
            "touch": ("-d", "-r", "-t", "--date", "--reference")}
-_SCRIPT_EDITORS = frozenset({"perl", "ruby"})
-"""Interpreters whose ``-i[SUFFIX]`` edits their operands in place, as ``sed -i`` does."""
+_SCRIPT_EDITORS = {"perl": ("eE", "MmIFlxC0dDV"), "ruby": ("e", "rIFxC0EWKTU")}
+"""Interpreters whose ``-i[SUFFIX]`` edits their operands in place, as ``sed -i`` does: the
+letters taking their code as the next word, those taking a value (the rest of the word)."""
 _VI = frozenset({"vi", "vim", "nvim", "ex", "view", "vimdiff", "gvim", "nano", "emacs"})
 """Editors: the files they open are theirs to write (``vim -c wq F``, ``ex -sc x F``)."""
 _VI_VALUED = frozenset({"-c", "--cmd", "-S", "-s", "-u", "-U", "-i", "-T", "-w", "-W", "-t",
@@ -91,7 +92,7 @@ def writes_git_config(name: str, args: list[str], where: Where | None = None) ->
     elif name in SED:
         paths = in_place_files(name, args)  # sed -i s/x/y/ .git/config
     elif name in _SCRIPT_EDITORS:
-        paths = _edited_in_place(args)  # perl -pi -e s/x/y/ .git/config
+        paths = _edited_in_place(name, args)  # perl -pi -e s/x/y/ .git/config
     elif name == "git" or name == "cpio":  # git worktree add D, cpio -p D: D is written into
         paths = _destination(name, args)
     elif name in _VI:  # vim -c wq .git/config, ex -sc '%d|x' .git/HEAD: an editor's files
@@ -126,25 +127,27 @@ def _saves_here(name: str, hits: list[Hit]) -> bool:
         (c for c in hit.word[1:] if c in WGET_VALUED), "") == "O" for hit in hits)
 
 
-def _edited_in_place(args: list[str]) -> list[str]:
+def _edited_in_place(name: str, args: list[str]) -> list[str]:
     """The files ``perl|ruby -i[SUFFIX] … ARGS`` edits in place and their backups.
 
     Every word but an option and ``-e``'s code (more than the files: a script's name or an
-    argument changes nothing unless it names a protected path); none without ``-i``.
+    argument changes nothing unless it names a protected path); none without ``-i``. A letter
+    of :data:`_SCRIPT_EDITORS` taking a value (``-Mstrict``, ``-rset``) ends its cluster.
     """
     suffix: str | None = None
     operands: list[str] = []
     code = False
+    codes, valued = _SCRIPT_EDITORS[name]
     for word in args:
         if code or word[:1] != "-" or word == "-":
             operands += [] if code else [word]
             code = False
             continue
         cluster = word[1:] if word[:2] != "--" else ""
-        at = next((k for k, c in enumerate(cluster) if c in "ieE"), None)
-        if at is not None and cluster[at] == "i":
+        at = next((k for k, c in enumerate(cluster) if c in codes or c in valued or c == "i"), -1)
+        if cluster[at:at + 1] == "i":
             suffix = cluster[at + 1:] or suffix or ""
-        code = at is not None and cluster[at] in "eE" and at == len(cluster) - 1  # -pe CODE
+        code = cluster[at:] in tuple(codes)  # -pe CODE: the next word is code
     if suffix is None:
         return []
     return [*operands, *(backup for file in operands for backup in backups(file, suffix))]

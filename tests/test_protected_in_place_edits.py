@@ -28,6 +28,8 @@ from goosectx.sed_script import backups, in_place_files
     ("perl -pi'.git/hooks/*' -e 1 pre-commit", "perl writes .git/hooks/pre-commit: a hook"),
     ("perl -i.orig -pe s/a/b/ .venv/lib/x.pth", "perl writes .venv/lib/x.pth into the virtual"),
     ("ruby -i -pe '$_.upcase!' .git/config", "ruby writes .git/config: git config"),
+    ("ruby -rset -i -pe 'x' .git/config", "ruby writes .git/config: git config"),
+    ("perl -Mstrict -0777 -pi -e 1 .git/HEAD", "perl writes .git/HEAD in the git directory"),
     ("vim -c wq .git/config", "vim writes .git/config: git config"),
     ("ex -sc '%d|x' .git/HEAD", "ex writes .git/HEAD in the git directory"),
 ])
