@@ -20,10 +20,13 @@ import re
 
 from goosectx.option_table import JUDGED_OUTPUT, OPTIONS, Does, Hit, option_hits
 from goosectx.protected_paths import Where, git_dirs, names_git_dir, protected_write
-from goosectx.sed_script import SED, in_place_files
+from goosectx.sed_script import SED, backups, in_place_files
+from goosectx.shell_dirs import chdir_dirs
+from goosectx.shell_git import git_subcommand
 from goosectx.shell_options import WGET_VALUED, long_option
 
-_COPIERS = frozenset({"cp", "mv", "install", "ln", "rsync"})
+_COPIERS = frozenset({"cp", "mv", "install", "ln", "rsync", "scp"})
+_TARS = frozenset({"tar", "gtar", "bsdtar"})
 _PASSES_ON = frozenset({
     "npm", "pnpm", "yarn", "bun", "npx", "bunx", "deno", "make", "gmake", "just", "task",
     "cargo", "go", "pytest", "py.test", "tox", "nox", "poetry", "uv", "hatch", "pdm", "rake",
@@ -34,6 +37,13 @@ _WRITTEN = (Does.OUTPUT, Does.INTO, Does.WRITES)
 _SHORT_GLUED = re.compile(r"-[A-Za-z]")
 _VALUED = {"truncate": ("-s", "-r", "--size", "--reference"),
            "touch": ("-d", "-r", "-t", "--date", "--reference")}
+_SCRIPT_EDITORS = {"perl": ("eE", "MmIFlxC0dDV"), "ruby": ("e", "rIFxC0EWKTU")}
+"""Interpreters whose ``-i[SUFFIX]`` edits their operands in place, as ``sed -i`` does: the
+letters taking their code as the next word, those taking a value (the rest of the word)."""
+_VI = frozenset({"vi", "vim", "nvim", "ex", "view", "vimdiff", "gvim", "nano", "emacs"})
+"""Editors: the files they open are theirs to write (``vim -c wq F``, ``ex -sc x F``)."""
+_VI_VALUED = frozenset({"-c", "--cmd", "-S", "-s", "-u", "-U", "-i", "-T", "-w", "-W", "-t",
+                        "-q", "--eval", "-l", "--load", "--funcall", "-f"})
 _MODE = re.compile(r"[0-7]+|(?:[ugoa]*[-+=][rwxXstugo]*,?)+")
 
 
@@ -47,7 +57,10 @@ def writes_git_config(name: str, args: list[str], where: Where | None = None) ->
     (:func:`_saves_here`), the target of ``cp``, ``install``, ``ln``, ``rsync`` (its last
     operand), every operand of ``mv`` (it removes its sources: ``mv .git/HEAD x``) and of
     ``truncate`` and ``touch`` (``touch .git/hooks/x`` makes a hook), the files ``chmod``
-    changes and ``sed -i`` edits, each judged by
+    changes and ``sed -i``, ``perl -i`` and ``ruby -i`` edit (their backups too: ``sed
+    -i'.git/hooks/*' p f`` keeps one as ``.git/hooks/f``), the files an editor opens (``vim -c
+    wq .git/config``), the dir ``git worktree add`` makes and ``cpio -p`` copies into, each
+    judged by
     :func:`goosectx.protected_paths.protected_write` in the dirs of ``where``
     (``.git/./hooks/x``, ``cd .git && tee HEAD``, ``.venv/lib/…/x.pth``); and any word, ``=``
     value or short option's glued value that names the git directory or a path in it, given to a
@@ -55,8 +68,11 @@ def writes_git_config(name: str, args: list[str], where: Where | None = None) ->
     PYTEST_ARGS=--basetemp=.git``: pytest empties its basetemp; ``cd .git && make ARGS=-oHEAD``:
     judged in the dirs of ``where`` too).
     """
+    if name == "git" and where is not None:  # git -C .git archive -o hooks/x: -C as env's
+        where = Where(where.root, chdir_dirs("env", args[:git_subcommand(args)], where.dirs))
     found = list(option_hits(name, args)) if name in OPTIONS else []
-    hits = [hit for hit in found if hit.value is not None]
+    hits = [hit for hit in found if hit.value is not None and (
+        hit.does is not Does.INTO or name not in _TARS or _extracts(args))]  # tar -c -C D reads
     removed: list[str] = []
     verb = "removes"
     if name in (">", ">>", "tee"):
@@ -75,6 +91,13 @@ def writes_git_config(name: str, args: list[str], where: Where | None = None) ->
         paths, removed, verb = [], _mode_operands(args), "changes the mode of"
     elif name in SED:
         paths = in_place_files(name, args)  # sed -i s/x/y/ .git/config
+    elif name in _SCRIPT_EDITORS:
+        paths = _edited_in_place(name, args)  # perl -pi -e s/x/y/ .git/config
+    elif name == "git" or name == "cpio":  # git worktree add D, cpio -p D: D is written into
+        paths = _destination(name, args)
+    elif name in _VI:  # vim -c wq .git/config, ex -sc '%d|x' .git/HEAD: an editor's files
+        paths = [a for k, a in enumerate(args) if a[:1] not in ("-", "+") and (
+            k == 0 or args[k - 1] not in _VI_VALUED)]
     else:
         paths = ["."] if _saves_here(name, found) else []  # cd .git && curl -O URL
     paths += [str(hit.value) for hit in hits if hit.does in _WRITTEN and (
@@ -102,6 +125,57 @@ def _saves_here(name: str, hits: list[Hit]) -> bool:
     return name == "wget" and not any(hit.does is Does.INTO or long_option(
         hit.word, "--output-document") or hit.word[:2] != "--" and next(
         (c for c in hit.word[1:] if c in WGET_VALUED), "") == "O" for hit in hits)
+
+
+def _edited_in_place(name: str, args: list[str]) -> list[str]:
+    """The files ``perl|ruby -i[SUFFIX] … ARGS`` edits in place and their backups.
+
+    Every word but an option and ``-e``'s code (more than the files: a script's name or an
+    argument changes nothing unless it names a protected path); none without ``-i``. A letter
+    of :data:`_SCRIPT_EDITORS` taking a value (``-Mstrict``, ``-rset``) ends its cluster.
+    """
+    suffix: str | None = None
+    operands: list[str] = []
+    code = False
+    codes, valued = _SCRIPT_EDITORS[name]
+    for word in args:
+        if code or word[:1] != "-" or word == "-":
+            operands += [] if code else [word]
+            code = False
+            continue
+        cluster = word[1:] if word[:2] != "--" else ""
+        at = next((k for k, c in enumerate(cluster) if c in codes or c in valued or c == "i"), -1)
+        if cluster[at:at + 1] == "i":
+            suffix = cluster[at + 1:] or suffix or ""
+        code = cluster[at:] in tuple(codes)  # -pe CODE: the next word is code
+    if suffix is None:
+        return []
+    return [*operands, *(backup for file in operands for backup in backups(file, suffix))]
+
+
+def _extracts(args: list[str]) -> bool:
+    """True when ``tar ARGS`` extracts: its ``-C DIR`` is where it writes.
+
+    ``x`` in its first cluster or a short one, ``--extract``, ``--get``; creating, ``-C`` is
+    where it reads.
+    """
+    return any(long_option(a, "--extract") or long_option(a, "--get") or a[:2] != "--" and (
+        k == 0 or a[:1] == "-") and "x" in a.partition("=")[0] for k, a in enumerate(args))
+
+
+def _destination(name: str, args: list[str]) -> list[str]:
+    """The dir ``git worktree add DIR`` makes, ``cpio -p DIR`` copies into."""
+    operands = [a for a in args if not a.startswith("-")]
+    if name == "cpio":
+        passes = any(a[:2] != "--" and a[:1] == "-" and "p" in a or long_option(
+            a, "--pass-through") for a in args)
+        return operands[-1:] if passes else []
+    at = git_subcommand(args)
+    if args[at:at + 2] != ["worktree", "add"]:
+        return []
+    rest = args[at + 2:]
+    return next(([a] for k, a in enumerate(rest) if not a.startswith("-") and (
+        k == 0 or rest[k - 1] not in ("-b", "-B", "--reason"))), [])
 
 
 def _mode_operands(args: list[str]) -> list[str]:

@@ -183,7 +183,12 @@ def value_names(value: str) -> list[str]:
     return [one for one in dict.fromkeys(found) if one]
 
 
-def pattern_paths(word: str, working_dir: Path, line: str = "") -> list[Path] | str:
+def _absolute(path: Path, fold: bool) -> Path:
+    return Path(os.path.abspath(path)) if fold else path
+
+
+def pattern_paths(word: str, working_dir: Path, line: str = "",
+                  fold: bool = True) -> list[Path] | str:
     """The absolute paths ``word`` (its value, quotes removed) can name as bash expands it.
 
     Each brace alternative as written (and what follows its ``=`` or a leading ``@``, as
@@ -191,6 +196,8 @@ def pattern_paths(word: str, working_dir: Path, line: str = "") -> list[Path] | 
     ones taken in ``working_dir``, as a brace's ``~+`` is). A reason instead when they cannot
     be known here: more than :data:`MAX_NAMES` (not all looked at), a brace's ``~-`` or
     ``~N``, or ``line`` (the whole command) setting glob options (:func:`glob_options`).
+    ``fold``: ``..`` folded as written; else kept, for the caller to resolve links first
+    (``hooksdir/../config`` is in ``.git`` when ``hooksdir`` links to ``.git/hooks``).
     """
     words: list[str] = []
     found: list[Path] = []
@@ -210,13 +217,13 @@ def pattern_paths(word: str, working_dir: Path, line: str = "") -> list[Path] | 
                 path = Path(one).expanduser()
             except RuntimeError:  # ~nobody: bash leaves it as written
                 path = Path(one)
-            found.append(Path(os.path.abspath(working_dir / path)))
+            found.append(_absolute(working_dir / path, fold))
             if not glob.has_magic(str(path)):
                 continue
             if (readable := bash_brackets(str(path))) is None:
                 raise _Unknown("a bracket form such as [[=e=]] or [[.e.]], not checked here")
             for match in glob.iglob(readable, root_dir=working_dir):
-                found.append(Path(os.path.abspath(working_dir / match)))
+                found.append(_absolute(working_dir / match, fold))
                 if len(found) > MAX_NAMES:
                     raise _TooMany
     except _TooMany:

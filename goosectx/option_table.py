@@ -139,9 +139,11 @@ reads more arguments from F (pytest 8.2+), which may be any of these."""
 TAR_VALUED = "fCbgHIKLNVX"
 """tar's short options that take a value (``-f ARCHIVE``, ``-I PROG``, ``-C DIR`` …)."""
 _TAR = (Option(Does.LIST, longs=("--files-from",), letters="T", valued=TAR_VALUED, bare=True),
-        Option(Does.OUTPUT, longs=("--index-file", "--volno-file")))
+        Option(Does.OUTPUT, longs=("--index-file", "--volno-file")),
+        Option(Does.INTO, longs=("--directory",), letters="C", valued=TAR_VALUED))
 """``tar -T LIST``; ``--index-file=F`` writes the listing (verbose output) to F,
-``--volno-file=F`` the volume number. The programs tar runs (``-I``, ``--checkpoint-action``,
+``--volno-file=F`` the volume number; ``-C DIR`` is where it extracts (a write target then:
+:mod:`goosectx.git_config_writes`). The programs tar runs (``-I``, ``--checkpoint-action``,
 ``--rsh-command``, ``-F``) are command lines of their own (``shell_options.option_commands``),
 a ``HOST:FILE`` archive: :func:`goosectx.option_values.tar_remote_archive`."""
 _FILES0 = (Option(Does.LIST, longs=("--files0-from",)),)
@@ -209,12 +211,36 @@ _PATCH = (Option(Does.OUTPUT, longs=("--output", "--reject-file"), letters="or",
           Option(Does.INTO, longs=("--directory",), letters="d", valued=PATCH_VALUED))
 """``patch -o F`` writes the patched file to F, ``-r F`` its rejects; ``-d DIR`` patches the
 files the diff names in DIR (those names are the diff's, not the command line's)."""
+_ARCHIVE_INTO = {
+    "unzip": (Option(Does.INTO, letters="d", valued="dxPIO"),),
+    "cpio": (Option(Does.LIST, longs=("--create", "--pass-through"), letters="op"),
+             Option(Does.INTO, longs=("--directory",), letters="D", valued="CDEFHIMOR")),
+    "ar": (Option(Does.INTO, longs=("--output",)),),
+    "zip": (Option(Does.LIST, longs=("--names-stdin",), letters="@"),
+            Option(Does.OUTPUT, longs=("--output-file",), words=("-O",))),
+}
+"""The dir ``unzip -d``, ``cpio -D``, ``ar x --output`` extract into; the file ``zip -O``
+writes."""
+_WRITTEN_FILES = {
+    "sdiff": (Option(Does.OUTPUT, longs=("--output",), letters="o", valued="oIw"),),
+    **dict.fromkeys(("gpg", "gpg2"), (Option(Does.OUTPUT, longs=("--output",), letters="o",
+                                             valued="orRuzfFN"),)),
+    "openssl": (Option(Does.OUTPUT, words=("-out", "-keyout")),),
+    "ssh-keygen": (Option(Does.OUTPUT, letters="f", valued="CDEFIJMNOPRVYZabfgjmnrstwz"),),
+    "git checkout-index": (Option(Does.OUTPUT, longs=("--prefix",)),),
+    "git archive": (Option(Does.OUTPUT, letters="o", valued="o"),),
+    "git format-patch": (Option(Does.INTO, longs=("--output-directory",), letters="o",
+                                valued="ov"),),
+}
+"""Files and dirs a program writes as its rule lets it (:data:`JUDGED_OUTPUT`); ``git
+checkout-index --prefix=P`` writes ``P`` + each path."""
 _PIP = (Option(Does.OUTPUT, longs=("--log", "--log-file", "--local-log", "--cache-dir",
                                    "--report")),)
 """``pip … --log F`` appends its log to F, ``--cache-dir D`` writes there, ``--report F``."""
 
 OPTIONS: dict[str, tuple[Option, ...]] = {
-    "git": (Option(Does.WRITES, longs=("--output",)), Option(Does.WHOLE, longs=("--no-index",))),
+    "git": (Option(Does.WRITES, longs=("--output",)), Option(Does.WHOLE, longs=("--no-index",)),
+            Option(Does.INTO, longs=("--work-tree",))),  # git --work-tree=D checkout: D
     **dict.fromkeys(("git add", "git checkout", "git rm", "git restore", "git reset",
                      "git commit", "git stash"), _PATHSPEC),
     "pytest": _PYTEST, "py.test": _PYTEST,
@@ -233,8 +259,7 @@ OPTIONS: dict[str, tuple[Option, ...]] = {
                     valued="bhjkpPtTxyz#"),),
     "tar": _TAR, "gtar": _TAR, "bsdtar": _TAR,
     "rsync": (Option(Does.LIST, longs=("--files-from",)),),
-    "zip": (Option(Does.LIST, longs=("--names-stdin",), letters="@"),),
-    "cpio": (Option(Does.LIST, longs=("--create", "--pass-through"), letters="op"),),
+    **_ARCHIVE_INTO, **_WRITTEN_FILES,
     "ctags": (Option(Does.LIST, letters="L"),), "etags": (Option(Does.LIST, letters="L"),),
     "pax": (Option(Does.LIST, letters="w"),),
     "jq": (Option(Does.LIST, longs=("--from-file",), letters="f"),),
@@ -258,7 +283,7 @@ OPTIONS: dict[str, tuple[Option, ...]] = {
     "git grep": (Option(Does.UNTRACKED, longs=("--untracked", "--no-exclude-standard")),),
 }
 """Per program (or ``"program subcommand"``), its options that do what its words do not show."""
-JUDGED_OUTPUT = frozenset({"curl", "wget", "patch"})
+JUDGED_OUTPUT = frozenset({"curl", "wget", "patch", "zip", *_WRITTEN_FILES})
 """Programs whose rule lets them write the files their :attr:`Does.OUTPUT` options name: those
 are judged as write targets, as ``tee``'s are (:mod:`goosectx.git_config_writes`, the
 sensitive-file and outside checks), not asked (``curl -o out.html URL`` runs, ``curl -o

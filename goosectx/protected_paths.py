@@ -9,9 +9,12 @@ installed code a later allowed command runs (a ``.pth`` file runs at every Pytho
 under an allowed ``pytest`` too). :func:`protected_write` judges the path normalised (``.``,
 ``..``, ``//``) and taken in each dir the command may run in (:class:`Where`, from the one walk
 of :func:`goosectx.shell_dirs.command_dirs`: ``cd .git/hooks && tee pre-commit``), and, where
-a symlink leads elsewhere, the file it reaches. A relative path after a ``cd`` to a dir not
-known here (``cd "$X" && tee HEAD``) may be any of these: it asks. A worktree's ``.git`` file
-(``gitdir: DIR``) is followed to its git directory and the common one (hooks, config). What
+a symlink leads elsewhere, the file it reaches (a ``..`` after a link too:
+``hooksdir/../config``); a word bash expands gives each name it expands to (``.gi[t]/config``,
+``.{git,x}/config``: the read checks' :func:`goosectx.glob_words.pattern_paths`). A relative
+path after a ``cd`` to a dir not known here (``cd "$X" && tee HEAD``) may be any of these: it
+asks. A worktree's ``.git`` file (``gitdir: DIR``) is followed to its git directory and the
+common one (hooks, config). What
 the command text shows, not a sandbox.
 
 Core module: no printing.
@@ -25,12 +28,15 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from goosectx.glob_words import pattern_paths
 from goosectx.sensitive import expand_user, inside, resolve
 from goosectx.shell_dirs import Dir, Unknown, Walked, chdir_dirs, command_dirs
 
 _MOVES = re.compile(r"\b(?:cd|pushd|popd)\b")
 """A line without these runs every part in the working dir: no walk needed."""
 _GLOBAL_CONFIG = re.compile(r"(?:^|.*/)(?:\.gitconfig|\.config/git/config)")
+_MAGIC = re.compile(r"[*?[{]")
+"""A word with these is one bash may expand: braces, then a glob."""
 _VENV_NAMES = frozenset({".venv", "venv"})
 _NESTED = frozenset({"modules", "worktrees"})  # .git/modules/NAME/hooks: a submodule's
 
@@ -105,7 +111,10 @@ def protected_write(who: str, path: str, where: Where | None, verb: str = "write
         return (f"{who} {verb} {path} after {unknown.after}, in a dir not known here: it "
                 "may be the git directory, a virtualenv or node_modules")
     tops = git_dirs(where) if tops is None else tops
-    for target, root in _candidates(path, where):
+    candidates = _candidates(path, where, follow=True)
+    if isinstance(candidates, str):  # tee .gi[t]/*: what it names is not known here
+        return f"{who} {verb} {path}, whose names are not known here ({candidates})"
+    for target, root in candidates:
         why = _judged(f"{who} {verb}", target, root, tops)
         if why is None and target.is_absolute() and root is not None:
             real = resolve(target)  # ln -s .git/hooks h; tee h/pre-commit
@@ -126,19 +135,42 @@ def names_git_dir(paths: list[str], where: Where | None) -> bool:
     moved = where is not None and any(isinstance(base, Path) and ".git" in str(base).lower()
                                       for base in where.dirs)  # cd .git && make ARGS=-oHEAD
     if not tops and not moved:  # then only a word naming it reaches it: the others skipped
-        paths = [p for p in paths if ".git" in p.lower() or "git/config" in p.lower()]
-    return any(_judged("", target, root, tops, git_only=True) is not None
-               for path in paths if path and "\0" not in path
-               for target, root in _candidates(path, where))
+        paths = [p for p in paths if ".git" in p.lower() or "git/config" in p.lower()
+                 or _MAGIC.search(p)]  # .gi[t]/hooks/x
+    for path in paths:
+        candidates = _candidates(path, where) if path and "\0" not in path else []
+        if isinstance(candidates, str) or any(
+                _judged("", target, root, tops, git_only=True) is not None
+                for target, root in candidates):
+            return True
+    return False
 
 
-def _candidates(path: str, where: Where | None) -> list[tuple[Path, Path | None]]:
-    """``path`` normalised in each dir of ``where``, with the project it is judged in."""
+def _candidates(path: str, where: Where | None,
+                follow: bool = False) -> list[tuple[Path, Path | None]] | str:
+    """``path`` normalised in each dir of ``where``, with the project it is judged in.
+
+    A word bash expands (``.gi[t]/config``, ``.{git,x}/config``) gives each name it expands to
+    there (:func:`goosectx.glob_words.pattern_paths`, the read checks' expansion), or why they
+    cannot be known. ``follow``: a ``..`` is also taken after the links before it are followed
+    (``hooksdir/../config`` is ``.git/config`` when ``hooksdir`` links to ``.git/hooks``).
+    """
     written = expand_user(path)
-    if where is None or written.is_absolute():
+    if where is None or written.is_absolute() and not _MAGIC.search(path):
         return [(Path(posixpath.normpath(written)), where.root if where else None)]
-    return [(Path(posixpath.normpath(path)), None) if isinstance(base, Unknown)
-            else (Path(os.path.normpath(base / written)), where.root) for base in where.dirs]
+    found: list[tuple[Path, Path | None]] = []
+    for base in (where.root,) if written.is_absolute() else where.dirs:
+        if isinstance(base, Unknown):
+            found.append((Path(posixpath.normpath(path)), None))
+            continue
+        names = pattern_paths(path, base, fold=False) if _MAGIC.search(path) else [base / written]
+        if isinstance(names, str):
+            return names
+        for name in names:
+            found.append((Path(os.path.normpath(name)), where.root))
+            if follow and ".." in name.parts:  # realpath follows each link before its ..
+                found.append((resolve(name), resolve(where.root)))
+    return found
 
 
 def git_dirs(where: Where | None) -> tuple[Path, ...]:

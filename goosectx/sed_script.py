@@ -39,9 +39,12 @@ _DOES = {"e": "runs a command (e)", "r": "reads a file (r)", "R": "reads a file 
          "w": "writes a file (w)", "W": "writes a file (W)"}
 
 
-def _options(args: list[str]) -> tuple[bool, str | None]:
-    """Whether sed's ``args`` write in place, and why an option is beyond the surface."""
-    in_place = False
+def _options(args: list[str]) -> tuple[str | None, str | None]:
+    """The backup suffix of sed's ``args``, and why an option is beyond the surface.
+
+    The suffix: ``""`` for none, ``None`` when sed does not write in place.
+    """
+    in_place: str | None = None
     i = 0
     while i < len(args):
         word = args[i]
@@ -55,13 +58,14 @@ def _options(args: list[str]) -> tuple[bool, str | None]:
             if option is None:
                 said = word.partition("=")[0]
                 return in_place, f"sed's option {said} is not one the rules read"
-            in_place = in_place or option == "--in-place"
+            if option == "--in-place":  # --in-place=SUFFIX
+                in_place = word.partition("=")[2] or in_place or ""
             i += 2 if option in _LONG_VALUED and "=" not in word else 1
             continue
         for k in range(1, len(word)):
             letter = word[k]
             if letter == "i":  # -i[SUFFIX]: the rest of the word is the suffix
-                in_place = True
+                in_place = word[k + 1:] or in_place or ""
                 break
             if letter in "el":
                 i += 0 if word[k + 1:] else 1
@@ -93,8 +97,32 @@ def sed_beyond(args: list[str]) -> str | None:
 
 
 def in_place_files(name: str, args: list[str]) -> list[str]:
-    """The files ``sed ARGS`` edits in place (``sed -i s/a/b/ .git/config``): none without -i."""
-    return file_operands([name, *args]) if name in SED and _options(args)[0] else []
+    """The files ``sed ARGS`` edits in place (``sed -i s/a/b/ .git/config``): none without -i.
+
+    With a backup suffix, the backups too: ``FILE`` + the suffix, or, where the suffix has a
+    ``*``, the suffix with each ``*`` the file's name (GNU sed: ``sed -i'.git/hooks/*' -n p
+    pre-commit`` keeps a copy as ``.git/hooks/pre-commit``), taken in the file's dir and in
+    the dir sed runs in.
+    """
+    suffix = _options(args)[0] if name in SED else None
+    if suffix is None:
+        return []
+    files = file_operands([name, *args])
+    return [*files, *(backup for file in files for backup in backups(file, suffix))]
+
+
+def backups(file: str, suffix: str) -> list[str]:
+    """Where an in-place editor keeps ``file``'s backup for ``suffix`` (``""``: none).
+
+    GNU sed's and perl's rule: each ``*`` is the file's name, else the suffix is appended.
+    """
+    if not suffix:
+        return []
+    if "*" not in suffix:
+        return [file + suffix]
+    head, _, base = file.rpartition("/")
+    named = suffix.replace("*", base)
+    return list(dict.fromkeys([named, f"{head}/{named}" if head else named]))
 
 
 def in_place_unnamed(rule: str, words: str) -> bool:
@@ -114,4 +142,4 @@ def in_place_unnamed(rule: str, words: str) -> bool:
         argv = shlex.split(words)
     except ValueError:
         return True
-    return bool(argv) and argv[0] in SED and _options(argv[1:])[0]
+    return bool(argv) and argv[0] in SED and _options(argv[1:])[0] is not None

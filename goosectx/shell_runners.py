@@ -356,7 +356,8 @@ def hidden_program(name: str, args: list[str], fed: bool = True,
     ``env -S 'rm\_x'``: a string env splits with its own escapes (``\_`` is a space) or
     variables (``${X}``), not as the rules read it.
     """
-    if why := (git_hidden(args) if name == "git" else writes_git_config(name, args, where)):
+    if why := (git_hidden(args) if name == "git" else None) or writes_git_config(name, args,
+                                                                                  where):
         return why  # git -c core.hooksPath=h; echo … >> .git/config
     if why := pager_keys(name, args) or transfer_commands(name, args, fed) or apt_options(
             name, args) or launcher_scripts(name, args) or option_writes(name, args):
