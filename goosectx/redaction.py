@@ -358,7 +358,7 @@ def _url() -> re.Pattern[str]:
 
 
 @functools.cache
-def _key_like_param() -> re.Pattern[str]:
+def key_like_param() -> re.Pattern[str]:
     """Query parameter names whose value is taken for a secret (compiled at the first use).
 
     The name is, or ends in a part (after ``_``, ``-`` or ``.``) that is, such a word
@@ -376,7 +376,7 @@ def _redact_params(text: str) -> str:
     params = []
     for param in text.split("&"):
         name, eq, value = param.partition("=")
-        params.append(f"{name}={REDACTED}" if eq and value and _key_like_param().fullmatch(name)
+        params.append(f"{name}={REDACTED}" if eq and value and key_like_param().fullmatch(name)
                       else param)
     return "&".join(params)
 

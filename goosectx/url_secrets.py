@@ -18,7 +18,7 @@ import re
 from collections.abc import Iterable
 from urllib.parse import unquote
 
-from goosectx.redaction import _KEY_LIKE_PARAM, remember_secret
+from goosectx.redaction import key_like_param, remember_secret
 from goosectx.secret_names import MIN_SECRET_CHARS
 
 _RUN = re.compile(r"[^\s\[\]:@/?#%&=]{" + str(MIN_SECRET_CHARS) + ",}")
@@ -50,7 +50,7 @@ def url_secrets(url: str) -> list[str]:
     for part in (query, fragment):
         for param in part.split("&"):
             name, eq, value = param.partition("=")
-            if eq and value and _KEY_LIKE_PARAM.fullmatch(name):
+            if eq and value and key_like_param().fullmatch(name):
                 found += _forms(value)
     return list(dict.fromkeys(found))
 
