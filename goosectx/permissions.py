@@ -223,6 +223,12 @@ def _unreadable(rules: PermissionRules, subjects: list[CommandForms]) -> str | N
     return unchecked(subjects, {(spec or "").split(" ", 1)[0].rstrip("*") for spec in specs})
 
 
+def shell_checks(rules: PermissionRules) -> bool:
+    """True when a deny or ask rule may catch a shell call (``shell(rm*)``, ``sh*``)."""
+    return any(name is not None and fnmatchcase("shell", name)
+               for rule in (*rules.deny, *rules.ask) for name in [_parsed(rule)[0]])
+
+
 def _parsed(rule: str) -> tuple[str | None, str | None]:
     try:
         return parse_rule(rule)

@@ -101,6 +101,7 @@ def outside_words(command: str, working_dir: Path,
     """
     real_dir = resolve(working_dir)
     cache: dict[str, Path] = {}
+    judged: dict[tuple[Word, tuple[Dir, ...], str | None], str | None] = {}
     walked = list(command_dirs(command, working_dir)) if walked is None else walked
     parts = [part for part, _dirs in walked]
     for k, (part, dirs) in enumerate(walked):
@@ -149,8 +150,11 @@ def outside_words(command: str, working_dir: Path,
                     yield word.value, (f"{value} is the program uv runs as its interpreter, not "
                                        "the project venv's")
                     continue
-            found = _outside_word(word, dirs, working_dir, real_dir, cache, command, looks)
-            if found is not None:
+            key = (word, dirs, looks)  # cat src/*.py src/*.py …: each word judged once
+            if key not in judged:
+                judged[key] = _outside_word(word, dirs, working_dir, real_dir, cache, command,
+                                            looks)
+            if (found := judged[key]) is not None:
                 yield word.value, found
 
 
