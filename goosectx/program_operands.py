@@ -108,6 +108,8 @@ def not_paths(args: list[str]) -> set[int]:
     """
     if args and args[0].rsplit("/", 1)[-1] == "csplit":
         return csplit_patterns(args)
+    if args[:2] and args[0].rsplit("/", 1)[-1] == "gh" and args[1:2] == ["api"]:
+        return _gh_endpoint(args)
     read = _read(args)
     if read is None:
         return set()
@@ -118,3 +120,24 @@ def not_paths(args: list[str]) -> set[int]:
     if language == "awk":
         found |= {i for i in operands[0 if given else 1:] if _ASSIGNMENT.match(args[i])}
     return found
+
+
+_GH_API_VALUED = frozenset({"-X", "--method", "-H", "--header", "-f", "--raw-field", "-F",
+                            "--field", "-q", "--jq", "-t", "--template", "--input", "-p",
+                            "--preview", "--hostname", "--cache"})
+"""``gh api``'s options that take the next word as their value."""
+
+
+def _gh_endpoint(args: list[str]) -> set[int]:
+    """``gh api``'s endpoint operand (``gh api /user``): a path of the API, not a file.
+
+    Its options' values are judged as ever (``--input F``, ``-F body=@F`` read files).
+    """
+    i = 2
+    while i < len(args):
+        if args[i] == "--":
+            return {i + 1} if i + 1 < len(args) else set()
+        if not args[i].startswith("-"):
+            return {i}
+        i += 2 if args[i] in _GH_API_VALUED else 1
+    return set()

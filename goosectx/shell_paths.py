@@ -150,12 +150,33 @@ def outside_words(command: str, working_dir: Path,
                     yield word.value, (f"{value} is the program uv runs as its interpreter, not "
                                        "the project venv's")
                     continue
+            if _loop_value(word, command) and all(isinstance(d, Path) for d in dirs):
+                continue  # for f in src/*.py; do wc -l "$f": the header's words are judged
             key = (word, dirs, looks)  # cat src/*.py src/*.py …: each word judged once
             if key not in judged:
                 judged[key] = _outside_word(word, dirs, working_dir, real_dir, cache, command,
                                             looks)
             if (found := judged[key]) is not None:
                 yield word.value, found
+
+
+_QUOTED_VARIABLE = re.compile(r'"\$\{?([A-Za-z_]\w*)\}?"')
+_LOOP = r"(?<![\w${{]){name}(?!\w)"
+"""NAME written other than as ``$NAME`` / ``${NAME}``: where the line may set it."""
+
+
+def _loop_value(word: Word, line: str) -> bool:
+    """True for ``"$NAME"`` whose every value is a word of a ``for NAME in WORDS`` header.
+
+    The line sets NAME nowhere else (``f=…``, ``read f``); the header is a part of its own
+    whose words are judged as paths, each glob by its matches. Quoted: bash splits no value.
+    """
+    found = _QUOTED_VARIABLE.fullmatch(word.raw)
+    if found is None:
+        return False
+    name = found[1]
+    headers = len(re.findall(rf"(?<![\w$-])for\s+{name}\s+in\s", line))
+    return headers > 0 and len(re.findall(_LOOP.format(name=name), line)) == headers
 
 
 def uv_interpreter(args: list[Word]) -> Word | None:

@@ -1,0 +1,65 @@
+"""Harmless shell lines an allow rule covers run; the unsafe neighbours still ask, naming why.
+
+A for loop over a glob with allowed body commands (the header runs no program; ``"$f"`` is one
+of the header's words, judged as paths there) and ``gh api``'s endpoint (a path of the API,
+not a file).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from goosectx.approval import ApprovalContext, PermissionRules, decide
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "a.py").write_text("x\n")
+    (tmp_path / ".env").write_text("KEY=1\n")
+    return tmp_path
+
+
+def _verdict(project: Path, command: str, *allow: str) -> tuple[str, str]:
+    verdict = decide(ApprovalContext(mode="smart_approve", tool_name="shell", read_only=False,
+                                     working_dir=project, arguments={"command": command},
+                                     rules=PermissionRules(allow=allow),
+                                     data_dir=project.parent / "data"))
+    return verdict.action, verdict.reason
+
+
+def test_a_for_loop_over_a_glob_with_allowed_commands_runs(project: Path) -> None:
+    for command in ('for f in src/*.py; do wc -l "$f"; done',
+                    'for f in src/*.py\ndo\n  wc -l "${f}"\ndone'):
+        assert _verdict(project, command, "shell(wc*)")[0] == "run", command
+
+
+@pytest.mark.parametrize(("command", "named"), [
+    ('for f in src/*.py; do rm "$f"; done', "rm $f is covered by no allow rule"),
+    ('for f in .env; do wc -l "$f"; done', ".env is a sensitive file"),
+    ('for f in /etc/host*; do wc -l "$f"; done', "outside the project"),
+    ('for f in src/*.py; do f=/etc/hosts; wc -l "$f"; done', "f=/etc/hosts"),
+    ('for f in src/*.py; do wc -l $f; done', "$f may be outside the project"),
+    ('for f in *; do cd /etc; wc -l "$f"; done', "cd"),
+    ('\\for f in x; do wc -l "$f"; done', "for f in x is covered by no allow rule"),
+    ('for f in $(rm x); do wc -l "$f"; done', "rm x is covered by no allow rule"),
+])
+def test_a_loop_that_may_do_more_still_asks(project: Path, command: str, named: str) -> None:
+    action, reason = _verdict(project, command, "shell(wc*)", "shell(cd*)")
+    assert action == "ask", command
+    assert named in reason, reason
+
+
+def test_gh_api_endpoint_is_no_file(project: Path) -> None:
+    for command in ("gh api /user", "gh api -X GET /repos/o/r/issues", "gh api ../../.env"):
+        assert _verdict(project, command, "shell(gh api*)")[0] == "run", command
+
+
+@pytest.mark.parametrize("command", ["gh api /user --input /etc/hosts",
+                                     "gh api graphql -F q=@/etc/hosts"])
+def test_gh_api_still_asks_about_a_file_it_reads(project: Path, command: str) -> None:
+    action, reason = _verdict(project, command, "shell(gh api*)")
+    assert action == "ask"
+    assert "/etc/hosts is outside the project" in reason
