@@ -35,6 +35,7 @@ from goosectx.recursive_reads import (
     links_out_below,
     recursive_operands,
 )
+from goosectx.sed_script import SED
 from goosectx.sensitive import (
     cached_resolve,
     expand_user,
@@ -60,6 +61,7 @@ from goosectx.shell_dirs import (
     stdin_arguments,
 )
 from goosectx.shell_options import long_option
+from goosectx.shell_sed import backup_dir
 from goosectx.shell_words import Word
 from goosectx.tree_walkers import tree_links_out
 
@@ -152,6 +154,8 @@ def outside_words(command: str, working_dir: Path,
                     continue
             if _loop_value(word, command) and all(isinstance(d, Path) for d in dirs):
                 continue  # for f in src/*.py; do wc -l "$f": the header's words are judged
+            if args[0].value in SED and (backup := backup_dir(word.value)) is not None:
+                word = replace(word, value=backup)  # sed -i'bak/*': where it writes backups
             key = (word, dirs, looks)  # cat src/*.py src/*.py …: each word judged once
             if key not in judged:
                 judged[key] = _outside_word(word, dirs, working_dir, real_dir, cache, command,

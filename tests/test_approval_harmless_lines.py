@@ -63,3 +63,20 @@ def test_gh_api_still_asks_about_a_file_it_reads(project: Path, command: str) ->
     action, reason = _verdict(project, command, "shell(gh api*)")
     assert action == "ask"
     assert "/etc/hosts is outside the project" in reason
+
+
+def test_sort_o_names_the_file_it_writes(project: Path) -> None:
+    for command in ("sort -o lnk notes.txt", "sort -olnk notes.txt"):
+        action, reason = _verdict(project, command, "shell(sort*)")
+        assert action == "ask"
+        assert reason.endswith("sort -o writes its output to the file named lnk"), reason
+
+
+def test_sed_backups_into_a_project_dir_run_and_outside_ask_naming_the_dir(
+        project: Path) -> None:
+    assert _verdict(project, "sed -i'bak/*' s/a/b/ notes.txt", "shell(sed*)")[0] == "run"
+    action, reason = _verdict(project, "sed -i'/etc/*' s/a/b/ notes.txt", "shell(sed*)")
+    assert action == "ask"
+    assert "/etc is outside the project" in reason
+    action, reason = _verdict(project, "sed -i'../x/*' s/a/b/ notes.txt", "shell(sed*)")
+    assert action == "ask"  # a dot component: judged as the word, as before
