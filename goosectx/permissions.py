@@ -304,7 +304,7 @@ def match_rules(rules: PermissionRules, tool_name: str, arguments: Mapping[str, 
     for k, (words, started) in enumerate(readable):  # wc -l < f: wc's rule covers `< f`
         found = covers[k] or (covers[owners[k]] if owners.get(k, LOOP_HEADER) >= 0 else [])
         if not found and k not in owners:  # rm x < f: the question names `rm x`
-            uncovered.append((words, None))
+            uncovered.append((words or "the line", None))  # ((…)) alone: no command in it
         allowed += found
         for starter, form in started:  # env rm x: `rm x` needs an allow rule of its own
             hits = [hit for hit in matching_rules(rules.allow, tool_name, (form,))

@@ -80,3 +80,11 @@ def test_sed_backups_into_a_project_dir_run_and_outside_ask_naming_the_dir(
     assert "/etc is outside the project" in reason
     action, reason = _verdict(project, "sed -i'../x/*' s/a/b/ notes.txt", "shell(sed*)")
     assert action == "ask"  # a dot component: judged as the word, as before
+
+
+@pytest.mark.parametrize("command", ["(( x = 1 ))", "(" * 500 + "ls" + ")" * 500, "( " * 500])
+def test_a_line_with_no_command_names_the_line_not_an_empty_name(project: Path,
+                                                                  command: str) -> None:
+    action, reason = _verdict(project, command, "shell(ls*)")
+    assert action == "ask"
+    assert reason == "smart_approve: the line is covered by no allow rule"
