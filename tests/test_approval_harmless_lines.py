@@ -88,3 +88,14 @@ def test_a_line_with_no_command_names_the_line_not_an_empty_name(project: Path,
     action, reason = _verdict(project, command, "shell(ls*)")
     assert action == "ask"
     assert reason == "smart_approve: the line is covered by no allow rule"
+
+
+def test_tar_extracting_into_home_says_it_is_outside_not_a_sensitive_read(
+        project: Path) -> None:
+    for command in ("tar -xf x.tar -C ~", "tar xf x.tar -C ~", "tar -xf x.tar --directory ~"):
+        action, reason = _verdict(project, command, "shell(tar*)")
+        assert action == "ask", command
+        assert reason.startswith("smart_approve: ~ is outside the project"), reason
+    action, reason = _verdict(project, "tar -czf out.tgz -C ~ .", "shell(tar*)")
+    assert action == "ask"  # creating reads what -C names: a sensitive file below ~ may be
+    assert "sensitive file" in reason or "outside the project" in reason
