@@ -141,3 +141,21 @@ def _gh_endpoint(args: list[str]) -> set[int]:
             return {i}
         i += 2 if args[i] in _GH_API_VALUED else 1
     return set()
+
+
+def volume_host(args: list[str], i: int) -> str | None:
+    """The host side of docker's or podman's ``-v HOST:CONTAINER[:OPTS]`` at ``args[i]``.
+
+    ``docker run -v $PWD:/w alpine``: ``$PWD`` is what the host gives; ``/w`` is a path in the
+    container, no file here. ``None``: ``args[i]`` is no such value (``args[0]``: the program).
+    """
+    if args[0].rsplit("/", 1)[-1] not in ("docker", "podman") or i < 1:
+        return None
+    value = args[i]
+    if args[i - 1] in ("-v", "--volume"):
+        spec = value
+    elif value.startswith("--volume="):
+        spec = value.removeprefix("--volume=")
+    else:
+        return None
+    return spec.split(":", 1)[0]

@@ -28,7 +28,7 @@ from goosectx.find_words import find_patterns, walks_links
 from goosectx.glob_words import MAX_NAMES, pattern_paths
 from goosectx.option_values import venv_interpreter
 from goosectx.piped_names import Listing, piped_listing, substituted_listing
-from goosectx.program_operands import not_paths
+from goosectx.program_operands import not_paths, volume_host
 from goosectx.recursive_reads import (
     RUNS_ON_FOUND,
     follows_links,
@@ -130,7 +130,8 @@ def outside_words(command: str, working_dir: Path,
         made = args[0].value in ("make", "gmake")  # make PYTHON=.venv/bin/python test
         interpreter = uv_interpreter(args) if args[0].value == "uv" else None
         substituted = substituted_listing(parts, k)  # wc -l $(find . -name '*.py')
-        for word in args[1:]:  # not the program (nor a redirection's `<`)
+        values = [w.value for w in args]
+        for n, word in enumerate(args[1:], 1):  # not the program (nor a redirection's `<`)
             if any(word is pattern for pattern in patterns):
                 continue
             if substituted is not None and word is substituted[0]:
@@ -156,6 +157,8 @@ def outside_words(command: str, working_dir: Path,
                 continue  # for f in src/*.py; do wc -l "$f": the header's words are judged
             if args[0].value in SED and (backup := backup_dir(word.value)) is not None:
                 word = replace(word, value=backup)  # sed -i'bak/*': where it writes backups
+            elif (host := volume_host(values, n)) is not None:  # docker run -v $PWD:/w
+                word = replace(word, value=host)
             key = (word, dirs, looks)  # cat src/*.py src/*.py …: each word judged once
             if key not in judged:
                 judged[key] = _outside_word(word, dirs, working_dir, real_dir, cache, command,

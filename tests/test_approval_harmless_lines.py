@@ -99,3 +99,14 @@ def test_tar_extracting_into_home_says_it_is_outside_not_a_sensitive_read(
     action, reason = _verdict(project, "tar -czf out.tgz -C ~ .", "shell(tar*)")
     assert action == "ask"  # creating reads what -C names: a sensitive file below ~ may be
     assert "sensitive file" in reason or "outside the project" in reason
+
+
+def test_docker_volume_is_judged_by_its_host_side(project: Path) -> None:
+    rule = "shell(docker run*)"
+    assert _verdict(project, "docker run --rm --volume=$PWD/src:/w:ro alpine ls", rule)[0] == (
+        "run")
+    action, reason = _verdict(project, "docker run --rm -v /etc:/w alpine ls", rule)
+    assert action == "ask"
+    assert "/etc is outside the project" in reason
+    action, reason = _verdict(project, "docker run --rm -v $PWD:/w alpine ls", rule)
+    assert "$PWD:/w" not in reason  # the mount is the project; /w is the container's
