@@ -110,3 +110,14 @@ def test_docker_volume_is_judged_by_its_host_side(project: Path) -> None:
     assert "/etc is outside the project" in reason
     action, reason = _verdict(project, "docker run --rm -v $PWD:/w alpine ls", rule)
     assert "$PWD:/w" not in reason  # the mount is the project; /w is the container's
+
+
+def test_git_ls_files_of_a_suffix_pathspec_hands_on_no_env(project: Path) -> None:
+    rules = ("shell(wc*)", "shell(git ls-files*)", "shell(xargs*)")
+    for command in ("wc -l $(git ls-files '*.py')", "git ls-files '*.py' | xargs wc -l"):
+        assert _verdict(project, command, *rules)[0] == "run", command
+    for command in ("git ls-files '*.env' | xargs wc -l", "git ls-files '*' | xargs wc -l",
+                    "wc -l $(git ls-files *.py)"):  # unquoted: bash globs it first
+        action, reason = _verdict(project, command, *rules)
+        assert action == "ask", command
+        assert ".env" in reason
