@@ -50,7 +50,13 @@ from goosectx.approval_types import (
     ApprovalVerdict,
 )
 from goosectx.conversation import ToolRequest
-from goosectx.permissions import CANNOT_CHECK, PermissionRules, match_rules, names_path
+from goosectx.permissions import (
+    CANNOT_CHECK,
+    PermissionRules,
+    match_rules,
+    names_path,
+    shell_checks,
+)
 from goosectx.protected_paths import moves
 from goosectx.read_target import judge
 from goosectx.sensitive import (
@@ -63,6 +69,7 @@ from goosectx.sensitive import (
     sensitive_why,
     sensitive_words,
 )
+from goosectx.shell_budget import over_budget
 from goosectx.shell_dirs import Walked, command_dirs
 from goosectx.shell_paths import outside_words
 
@@ -83,6 +90,26 @@ def _chat_mode(ctx: ApprovalContext) -> ApprovalVerdict | None:
     if ctx.mode == "chat":
         return ApprovalVerdict("deny", "chat mode: no tool runs", CHAT_MODE_TEXT)
     return None
+
+
+def _too_long(ctx: ApprovalContext) -> ApprovalVerdict | None:
+    """A shell line past what the checks read (:func:`~goosectx.shell_budget.over_budget`).
+
+    Asked about, the reason saying so (under shell deny or ask rules, as a line those rules
+    cannot check: no mode or allow rule runs it); in ``auto`` with no such rule it runs, as
+    every call there does. A decision never takes seconds.
+    """
+    command = ctx.arguments.get("command")
+    if ctx.tool_name != "shell" or not isinstance(command, str):
+        return None
+    why = over_budget(command)
+    if why is None:
+        return None
+    if shell_checks(ctx.rules):
+        return ApprovalVerdict("ask", f"{why}, {CANNOT_CHECK}", rule_bound=True)
+    if ctx.mode == "auto":
+        return _auto_mode(ctx)
+    return ApprovalVerdict("ask", f"{ctx.mode}: {why}, so it is asked about")
 
 
 def _read_scope(ctx: ApprovalContext) -> ApprovalVerdict | None:
@@ -254,6 +281,10 @@ def _untrusted_extension(ctx: ApprovalContext) -> ApprovalVerdict | None:
 CLAUSES: tuple[Clause, ...] = (
     # Chat mode: nothing runs, whatever a rule or an earlier answer says.
     _chat_mode,
+    # A shell line longer than the checks read (shell_budget: 100,000 characters, 500 simple
+    # commands, 2,000 words) asks, saying so, before any check reads it: a decision never
+    # takes seconds.
+    _too_long,
     # Permission rules ([permissions] allow / ask / deny, read from the user's config and the
     # command line, never from the project dir): deny > ask > allow, ahead of the session
     # answers and the mode. An allow rule never overrides the sensitive-file list unless it

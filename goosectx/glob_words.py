@@ -21,6 +21,7 @@ import glob
 import os
 import re
 import urllib.parse
+from functools import lru_cache
 from pathlib import Path
 
 MAX_NAMES = 10_000
@@ -66,9 +67,14 @@ def glob_options(line: str) -> bool:
     Read on the text with quotes and backslashes dropped (``sh'o'pt``), so a ``bash -c``
     inside counts too; sound rather than exact: ``shopt -u dotglob`` counts as well.
     """
+    return _options_text(line) or any(name in os.environ for name in ("GLOBIGNORE", "BASHOPTS"))
+
+
+@lru_cache(maxsize=16)
+def _options_text(line: str) -> bool:
+    """:func:`glob_options`' reading of the text, once per line (each glob word asks)."""
     plain = re.sub(r"[\\'\"]|\$(?=')", "", line)
-    return (_OPTION_TEXT.search(plain) is not None
-            or any(name in os.environ for name in ("GLOBIGNORE", "BASHOPTS")))
+    return _OPTION_TEXT.search(plain) is not None
 
 
 def bash_brackets(pattern: str) -> str | None:

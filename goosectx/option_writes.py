@@ -46,7 +46,12 @@ def option_writes(name: str, args: list[str]) -> str | None:
         if hit.does in (Does.WRITES, Does.WHOLE, Does.RUNS, Does.SETS, Does.SENDS,
                         Does.UNTRACKED) or hit.does is Does.OUTPUT and hit.value is not None and (
                 hit.value not in STREAMS and hit.program not in JUDGED_OUTPUT):
-            return f"{hit.program} {hit.word.partition('=')[0]} {hit.does.value}"
+            option, named = hit.word.partition("=")[0], ""
+            if hit.does is Does.OUTPUT and hit.value:  # sort -o lnk, sort -olnk: the file lnk
+                named = f" {hit.value}"
+                glued = not option.startswith("--") and option.endswith(hit.value)
+                option = option[:-len(hit.value)] if glued and option != hit.value else option
+            return f"{hit.program} {option} {hit.does.value}{named}"
     if name == "curl" and (form := curl_write_out(args)) is not None:
         return f"curl -w {form} writes its output to a file, which the rules do not judge"
     if name == "wget" and (setting := wget_writes(args)) is not None:

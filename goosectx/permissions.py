@@ -11,7 +11,8 @@ extension). SPEC depends on the tool:
   offers for such a line: that very line); a deny or ask rule catches it when ANY part
   matches. A redirection (``> out.txt``) is a part of its own, so
   ``shell(echo *)`` does not allow ``echo x > ~/.bashrc`` (one to or from ``/dev/null`` as
-  written names no file and is no part). Each part is matched in its forms
+  written names no file and is no part; a ``for NAME in WORDS`` header runs no program and
+  needs no allow rule). Each part is matched in its forms
   (``shell_command.command_forms``): deny and ask rules in any form (quotes, ``/bin/`` paths,
   ``VAR=value`` and wrappers such as ``sudo``/``env``/``xargs`` removed, the inside of
   ``sh -c``), allow rules in the unquoted form only. A trailing ``*`` right after a word
@@ -52,8 +53,8 @@ from goosectx.sed_script import in_place_unnamed
 from goosectx.sensitive import rule_paths
 from goosectx.shell_command import CommandForms, command_forms, shell_parts
 from goosectx.shell_dirs import Walked
-from goosectx.shell_lexer import lex
-from goosectx.shell_program import SYSTEM_PROGRAM
+from goosectx.shell_lexer import Part, lex
+from goosectx.shell_program import SYSTEM_PROGRAM, after_keywords
 from goosectx.shell_subcommands import subcommand_forms
 from goosectx.shell_unchecked import unchecked
 
@@ -129,7 +130,8 @@ def _shell_subjects(command: str, working_dir: Path, walked: Walked | None = Non
 
     The second: the index of a plain input redirection's part (:attr:`Part.input_of
     <goosectx.shell_words.Part.input_of>`) → the index of the command it gives FILE to, for
-    :func:`match_rules` to let that command's allow rule cover it.
+    :func:`match_rules` to let that command's allow rule cover it; a ``for NAME in WORDS``
+    header's index → :data:`LOOP_HEADER` (no rule need cover it).
     """
     dirs = line_dirs(command, working_dir, walked)  # cd .git && tee HEAD: where each part runs
     kept = [(p, _with_subcommands(f)) for p in lex(command)
@@ -137,7 +139,27 @@ def _shell_subjects(command: str, working_dir: Path, walked: Walked | None = Non
     index = {id(p): k for k, (p, _f) in enumerate(kept)}
     owners = {k: index[id(p.input_of)] for k, (p, _f) in enumerate(kept)
               if p.input_of is not None and id(p.input_of) in index}
+    owners |= {k: LOOP_HEADER for k, (p, _f) in enumerate(kept) if _loop_header(p)}
     return [f for _p, f in kept], owners
+
+
+LOOP_HEADER = -1
+"""In :func:`_shell_subjects`' second value: the part is a ``for NAME in WORDS`` header."""
+
+
+def _loop_header(part: Part) -> bool:
+    r"""True for ``for NAME [in WORDS]`` (after reserved words): it runs no program.
+
+    Its words are data bash expands (a ``$( )`` among them is a part of its own, judged as
+    any); no allow rule need cover it. Not a quoted ``\for`` or ``'for'``: a program.
+    """
+    words = after_keywords(part.words, part.piped)
+    return (not part.unreadable and len(words) >= 2 and words[0].raw == "for"
+            and _NAME.fullmatch(words[1].raw) is not None
+            and (len(words) == 2 or words[2].raw == "in"))
+
+
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 def _with_subcommands(forms: CommandForms) -> CommandForms:
@@ -225,6 +247,12 @@ def _unreadable(rules: PermissionRules, subjects: list[CommandForms]) -> str | N
     return unchecked(subjects, {(spec or "").split(" ", 1)[0].rstrip("*") for spec in specs})
 
 
+def shell_checks(rules: PermissionRules) -> bool:
+    """True when a deny or ask rule may catch a shell call (``shell(rm*)``, ``sh*``)."""
+    return any(name is not None and fnmatchcase("shell", name)
+               for rule in (*rules.deny, *rules.ask) for name in [_parsed(rule)[0]])
+
+
 def _parsed(rule: str) -> tuple[str | None, str | None]:
     try:
         return parse_rule(rule)
@@ -277,9 +305,9 @@ def match_rules(rules: PermissionRules, tool_name: str, arguments: Mapping[str, 
     allowed: list[str] = []
     uncovered: list[tuple[str, str | None]] = []
     for k, (words, started) in enumerate(readable):  # wc -l < f: wc's rule covers `< f`
-        found = covers[k] or (covers[owners[k]] if k in owners else [])
+        found = covers[k] or (covers[owners[k]] if owners.get(k, LOOP_HEADER) >= 0 else [])
         if not found and k not in owners:  # rm x < f: the question names `rm x`
-            uncovered.append((words, None))
+            uncovered.append((words or "the line", None))  # ((…)) alone: no command in it
         allowed += found
         for starter, form, head in started:  # env rm x: `rm x` needs an allow rule of its own
             named = _by_name(form)  # find -exec /bin/rm {} +: shell(rm*) covers it

@@ -14,6 +14,7 @@ Core module: no printing.
 
 from __future__ import annotations
 
+import fnmatch
 import re
 from typing import NamedTuple
 
@@ -24,6 +25,9 @@ from goosectx.shell_words import Part, Word
 _GREPS = frozenset({"grep", "egrep", "fgrep", "rg"})
 _LINE_KEEPERS = frozenset({"head", "tail", "sort", "uniq", "cat"})
 _NUMBER = re.compile(r"[+-]?\d+")
+_SUFFIX_SPEC = re.compile(r"\*[\w.*-]*")
+"""A git pathspec ``*.py`` (quoted): git's ``*`` matches ``/`` too, so it keeps the paths whose
+base name the same glob matches; no ``/``, ``[``, backslash or ``:(magic)``."""
 
 
 def _name(part: Part) -> str:
@@ -76,6 +80,11 @@ def _listing(part: Part) -> Listing | None:
             a in ("--files", "-l", "--files-with-matches") for a in args)):
         return Listing([*operands, "."])  # a pattern, dirs or an option's value: "." too
     if name == "git" and args[:1] == ["ls-files"]:  # never in .git, never through a link
+        specs = operands[1:]
+        if specs and not any(w.pattern for w in part.words) and all(
+                _SUFFIX_SPEC.fullmatch(spec) for spec in specs):  # git ls-files '*.py'
+            return Listing(["."], lambda entry, is_dir: not is_dir and any(
+                fnmatch.fnmatchcase(entry, spec) for spec in specs), frozenset({".git"}), False)
         return Listing([*operands[1:], "."], skip=frozenset({".git"}), follows=False)
     if name == "ls":
         return Listing([*operands, "."])  # a name it prints is in a dir it names, or "."

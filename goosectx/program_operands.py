@@ -108,6 +108,8 @@ def not_paths(args: list[str]) -> set[int]:
     """
     if args and args[0].rsplit("/", 1)[-1] == "csplit":
         return csplit_patterns(args)
+    if args[:2] and args[0].rsplit("/", 1)[-1] == "gh" and args[1:2] == ["api"]:
+        return _gh_endpoint(args)
     read = _read(args)
     if read is None:
         return set()
@@ -127,3 +129,42 @@ def file_operands(args: list[str]) -> list[str]:
         return []
     text = not_paths(args)
     return [args[i] for i in read[1] if i not in text]
+
+
+_GH_API_VALUED = frozenset({"-X", "--method", "-H", "--header", "-f", "--raw-field", "-F",
+                            "--field", "-q", "--jq", "-t", "--template", "--input", "-p",
+                            "--preview", "--hostname", "--cache"})
+"""``gh api``'s options that take the next word as their value."""
+
+
+def _gh_endpoint(args: list[str]) -> set[int]:
+    """``gh api``'s endpoint operand (``gh api /user``): a path of the API, not a file.
+
+    Its options' values are judged as ever (``--input F``, ``-F body=@F`` read files).
+    """
+    i = 2
+    while i < len(args):
+        if args[i] == "--":
+            return {i + 1} if i + 1 < len(args) else set()
+        if not args[i].startswith("-"):
+            return {i}
+        i += 2 if args[i] in _GH_API_VALUED else 1
+    return set()
+
+
+def volume_host(args: list[str], i: int) -> str | None:
+    """The host side of docker's or podman's ``-v HOST:CONTAINER[:OPTS]`` at ``args[i]``.
+
+    ``docker run -v $PWD:/w alpine``: ``$PWD`` is what the host gives; ``/w`` is a path in the
+    container, no file here. ``None``: ``args[i]`` is no such value (``args[0]``: the program).
+    """
+    if args[0].rsplit("/", 1)[-1] not in ("docker", "podman") or i < 1:
+        return None
+    value = args[i]
+    if args[i - 1] in ("-v", "--volume"):
+        spec = value
+    elif value.startswith("--volume="):
+        spec = value.removeprefix("--volume=")
+    else:
+        return None
+    return spec.split(":", 1)[0]

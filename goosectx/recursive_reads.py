@@ -86,7 +86,7 @@ def recursive_operands(words: list[Word]) -> list[str] | None:
     name = _program(words[0].value)
     args = [w.value for w in words[1:]]
     if name == "tar":
-        return [value for value in args if value != "-"]
+        return [value for value in _tar_read(args) if value != "-"]
     if name == "find":
         return find_runs_starts(args)
     if name in ("fd", "fdfind"):
@@ -124,6 +124,29 @@ def recursive_operands(words: list[Word]) -> list[str] | None:
     if name == "grep" and (len(operands) <= 1 and not given and pattern is None or not operands):
         return [*operands, "."]  # grep -r KEY: the working dir; -e KEY src: src alone
     return operands
+
+
+def _tar_read(args: list[str]) -> list[str]:
+    """The words of a tar call that it may read below.
+
+    All but, when it extracts (``-x``, ``xf``, ``--extract``, ``--get``), the directory of
+    ``-C``/``--directory``: where it writes (``tar -xf x.tar -C ~``), not a read.
+    """
+    extracts = any(
+        long_option(a, "--extract") or long_option(a, "--get") or a[:1] == "-" and a[1:2] != "-"
+        and "x" in a[1:] or k == 0 and a[:1] != "-" and "x" in a for k, a in enumerate(args))
+    if not extracts:
+        return args
+    kept, skip = [], False
+    for value in args:
+        if skip:
+            skip = False
+        elif value in ("-C", "--directory") or long_option(value, "--directory") and (
+                "=" not in value):
+            skip = True
+        elif not (value.startswith("-C") or value.startswith("--directory=")):
+            kept.append(value)
+    return kept
 
 
 def _diff_operands(args: list[str]) -> list[str]:

@@ -94,6 +94,7 @@ def sensitive_words(command: str, working_dir: Path, *, data_dir: Path | None = 
     own = tuple(path for path in (config_file, data_dir) if path is not None)
     walked = list(command_dirs(command, working_dir)) if walked is None else walked
     parts = [part for part, _dirs in walked]
+    judged: dict[tuple[Word, tuple[Dir, ...]], str | None] = {}
     neutral = line_sets_nothing(parts) and "POSIXLY_CORRECT" not in os.environ
     substitutes = "$(" in command or "`" in command  # cat $(echo .env): echo's words are read
     for k, (part, dirs) in enumerate(walked):
@@ -152,14 +153,15 @@ def sensitive_words(command: str, working_dir: Path, *, data_dir: Path | None = 
         for k, word in enumerate(part.words):
             if any(word is pattern for pattern in patterns) or metadata and k > lead:
                 continue  # ls -la .env, stat .env: its name, size and times, no contents
+            searched = dirs
             if k < lead or k == lead and "/" not in word.value:
                 searched = tuple(d for d in dirs if not isinstance(d, Unknown))
                 if not searched:
                     continue  # the program, looked up in $PATH, or syntax: not in the dir
-                found = _sensitive_word(word, searched, working_dir, judge, command)
-            else:
-                found = _sensitive_word(word, dirs, working_dir, judge, command)
-            if found is not None:
+            if (word, searched) not in judged:  # cat src/*.py src/*.py …: each judged once
+                judged[word, searched] = _sensitive_word(word, searched, working_dir, judge,
+                                                         command)
+            if (found := judged[word, searched]) is not None:
                 yield word.value, found
 
 

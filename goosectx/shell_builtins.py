@@ -118,17 +118,38 @@ def reads_stdin(path: str, fed: bool = True) -> bool:
     return script_stream(path, fed) is not None
 
 
-def sets_prompt(value: str, computed: bool = False) -> str | None:
+def sets_prompt(value: str, computed: bool = False, binder: bool = True) -> str | None:
     """The prompt or startup variable ``value`` (one word) sets or names, or ``None``.
 
     Not ``ENV=prod`` or ``PS4='+ '``: a plain value (:func:`goosectx.shell_assign.plain_value`)
-    runs nothing when bash expands it, unless bash computes the word (``computed``).
+    runs nothing when bash expands it, unless bash computes the word (``computed``). A word
+    that only names one (``PS4``, ``r=PS4``, ``-vPS4``) counts when its command may set the
+    variable an operand names (``binder``: :func:`binds_names`), not as ``grep -rn ENV src``'s
+    pattern.
     """
     found = _PROMPT.match(value)
-    if found is None or not computed and value[found.end() - 1:found.end()] == "=" and (
-            plain_value(found[1], value[found.end():])):
+    if found is None:
         return None
-    return found[1]
+    if value[found.end() - 1:found.end()] != "=":
+        return found[1] if binder else None
+    return None if not computed and plain_value(found[1], value[found.end():]) else found[1]
+
+
+_BINDERS = frozenset({"read", "mapfile", "readarray", "printf", "declare", "typeset", "local",
+                      "readonly", "export", "getopts", "select", "for", "wait"})
+"""Commands an operand of which may name a variable they set or bind (``read PS4``, ``for PS4
+in …``, ``declare -n r=PS4``, ``printf -vPS4``, ``wait -p PS4``)."""
+
+
+def binds_names(values: list[str]) -> bool:
+    """True when a simple command's program (of its words' values) is one of :data:`_BINDERS`.
+
+    Leading assignments, ``command``, ``builtin`` and ``time`` are skipped.
+    """
+    for value in values:
+        if not (_is_assignment(value) or value in ("builtin", "command", "time", "-p", "--")):
+            return value in _BINDERS
+    return False
 
 
 def computed_name(words: list[tuple[str, str, bool]]) -> str | None:

@@ -37,6 +37,7 @@ from goosectx.shell_arith import arithmetic_reason
 from goosectx.shell_assign import DECLARATIONS, binds_name, evaluated_operand
 from goosectx.shell_builtins import (
     SHELLS,
+    binds_names,
     builtin_lines,
     computed_name,
     hidden_commands,
@@ -230,7 +231,8 @@ def _check_subscripts(words: list[Word], r: _Reading) -> None:
                          "runs when the text is read as a number")
     stored = [x for w in words if (x := binds_name(w.value) or sets_startup_command(w.value))]
     r.reasons += stored[:1]  # BASH_CMDS[ls]=/bin/rm; LESSOPEN=…, VIMINIT=…
-    prompt = next((v for w in words if (v := sets_prompt(w.value, _computed(w)))), None)
+    binder = binds_names([w.value for w in words])  # read PS4, not grep -rn ENV src
+    prompt = next((v for w in words if (v := sets_prompt(w.value, _computed(w), binder))), None)
     if prompt:  # PS4='$(rm x)'; set -x / BASH_ENV='$(rm x)' bash -c …: bash expands its value
         r.reasons.append(f"it sets {prompt}, whose commands bash runs when it expands it")
     r.reasons += filter(None, [computed_name([(w.raw, w.value, _computed(w)) for w in words]),

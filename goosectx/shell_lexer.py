@@ -25,6 +25,7 @@ Core module: no printing.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from goosectx.shell_assign import read_array
 from goosectx.shell_builtins import stream_path, unseen_path
@@ -369,11 +370,14 @@ def lex(command: str, depth: int = 0, reprinted: bool = False) -> list[Part]:
     return lexer.parts
 
 
+@lru_cache(maxsize=16)
 def unexpanded(command: str) -> str:
     """``command`` without the bodies of its quoted-delimiter here-documents (``<<'EOF'``).
 
     Bash expands nothing in them: text, not arithmetic (``a[i]`` in a Python file written by
-    ``cat``). Only a body its delimiter ends is left out.
+    ``cat``). Only a body its delimiter ends is left out. Cached: each part of a line asks for
+    the same line (:func:`goosectx.shell_command.command_forms`), and reading it again per part
+    made a line of N parts cost N².
     """
     if "<<" not in command:
         return command

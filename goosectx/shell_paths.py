@@ -26,15 +26,17 @@ from pathlib import Path
 
 from goosectx.find_words import find_patterns, walks_links
 from goosectx.glob_words import MAX_NAMES, pattern_paths
+from goosectx.link_view import link_itself, link_view
 from goosectx.option_values import make_directories, venv_interpreter
 from goosectx.piped_names import Listing, piped_listing, substituted_listing
-from goosectx.program_operands import not_paths
+from goosectx.program_operands import not_paths, volume_host
 from goosectx.recursive_reads import (
     RUNS_ON_FOUND,
     follows_links,
     links_out_below,
     recursive_operands,
 )
+from goosectx.sed_script import SED
 from goosectx.sensitive import (
     cached_resolve,
     expand_user,
@@ -59,8 +61,8 @@ from goosectx.shell_dirs import (
     expanded,
     stdin_arguments,
 )
-from goosectx.shell_options import long_option
 from goosectx.shell_program import SYSTEM_PROGRAM
+from goosectx.shell_sed import backup_dir
 from goosectx.shell_unwrap import WRAPPERS, unwrap
 from goosectx.shell_words import Word
 from goosectx.tree_walkers import tree_links_out
@@ -103,6 +105,7 @@ def outside_words(command: str, working_dir: Path,
     """
     real_dir = resolve(working_dir)
     cache: dict[str, Path] = {}
+    judged: dict[tuple[Word, tuple[Dir, ...], str | None], str | None] = {}
     walked = list(command_dirs(command, working_dir)) if walked is None else walked
     parts = [part for part, _dirs in walked]
     for k, (part, dirs) in enumerate(walked):
@@ -130,8 +133,9 @@ def outside_words(command: str, working_dir: Path,
             "make", "gmake") else None  # make -C src PYTHON=../.venv/bin/python test
         interpreter = uv_interpreter(args) if args[0].value == "uv" else None
         substituted = substituted_listing(parts, k)  # wc -l $(find . -name '*.py')
-        for at, word in enumerate(args[1:], 1):  # not the program (nor a redirection's `<`)
-            if any(word is pattern for pattern in patterns) or _runs_system(args, at):
+        values = [w.value for w in args]
+        for n, word in enumerate(args[1:], 1):  # not the program (nor a redirection's `<`)
+            if any(word is pattern for pattern in patterns) or _runs_system(args, n):
                 continue
             if substituted is not None and word is substituted[0]:
                 listed = substituted[1]
@@ -152,8 +156,17 @@ def outside_words(command: str, working_dir: Path,
                     yield word.value, (f"{value} is the program uv runs as its interpreter, not "
                                        "the project venv's")
                     continue
-            found = _outside_word(word, dirs, working_dir, real_dir, cache, command, looks)
-            if found is not None:
+            if _loop_value(word, command) and all(isinstance(d, Path) for d in dirs):
+                continue  # for f in src/*.py; do wc -l "$f": the header's words are judged
+            if args[0].value in SED and (backup := backup_dir(word.value)) is not None:
+                word = replace(word, value=backup)  # sed -i'bak/*': where it writes backups
+            elif (host := volume_host(values, n)) is not None:  # docker run -v $PWD:/w
+                word = replace(word, value=host)
+            key = (word, dirs, looks)  # cat src/*.py src/*.py …: each word judged once
+            if key not in judged:
+                judged[key] = _outside_word(word, dirs, working_dir, real_dir, cache, command,
+                                            looks)
+            if (found := judged[key]) is not None:
                 yield word.value, found
 
 
@@ -175,6 +188,25 @@ def _runs_system(args: list[Word], at: int) -> bool:
         return True
     return name in WRAPPERS and any(bool(r) and r[0] is word
                                     for r in unwrap(name, args[1:]))
+
+
+_QUOTED_VARIABLE = re.compile(r'"\$\{?([A-Za-z_]\w*)\}?"')
+_LOOP = r"(?<![\w${{]){name}(?!\w)"
+"""NAME written other than as ``$NAME`` / ``${NAME}``: where the line may set it."""
+
+
+def _loop_value(word: Word, line: str) -> bool:
+    """True for ``"$NAME"`` whose every value is a word of a ``for NAME in WORDS`` header.
+
+    The line sets NAME nowhere else (``f=…``, ``read f``); the header is a part of its own
+    whose words are judged as paths, each glob by its matches. Quoted: bash splits no value.
+    """
+    found = _QUOTED_VARIABLE.fullmatch(word.raw)
+    if found is None:
+        return False
+    name = found[1]
+    headers = len(re.findall(rf"(?<![\w$-])for\s+{name}\s+in\s", line))
+    return headers > 0 and len(re.findall(_LOOP.format(name=name), line)) == headers
 
 
 def uv_interpreter(args: list[Word]) -> Word | None:
@@ -255,7 +287,7 @@ def _outside_word(word: Word, dirs: tuple[Dir, ...], working_dir: Path, real_dir
             real = cached_resolve(path, cache)
             if _shells_own(path, real):
                 return f"{raw} (the shell's own dir or file, not known here) may be {FAR}"
-            if not follows and _link_itself(path, looks) and inside(
+            if not follows and link_itself(path, looks) and inside(
                     cached_resolve(path.parent, cache), real_dir):
                 continue  # ls -l .venv/bin/python: the link in the project, its target unread
             if inside(real, real_dir):
@@ -272,62 +304,6 @@ def _outside_word(word: Word, dirs: tuple[Dir, ...], working_dir: Path, real_dir
 
 _FOLLOWED = re.compile(r"/\.{0,2}(?:$|[,}])")
 """A path ending in ``/``, ``/.`` or ``/..`` (a brace's alternative too): a link is followed."""
-_LS_FOLLOW = ("--dereference", "--dereference-command-line",
-              "--dereference-command-line-symlink-to-dir")
-_LS_KNOWN = ("--all", "--almost-all", "--directory", "--human-readable", "--inode", "--size",
-             "--numeric-uid-gid", "--no-group", "--reverse", "--color", "--full-time", "--si",
-             "--sort", "--time", "--time-style", "--group-directories-first", "--author")
-_STAT_FOLLOW = ("--dereference", "--file-system")
-_STAT_KNOWN = ("--format", "--printf", "--terse", "--cached")
-
-
-def link_view(args: list[Word]) -> str | None:
-    """How the program of ``args`` looks at a symlink named on its command line.
-
-    ``"link"``: at the link itself, never where it leads (``ls -l``, ``ls -d``, ``stat``: an
-    ``lstat``; ``readlink``, ``realpath``: they print where it leads, opening nothing there);
-    ``"file"``: at a link to a file itself, into a link to a dir (``ls`` alone
-    lists the dir it leads to); ``None``: it follows links (every other program; ``ls -L``,
-    ``-H``, ``stat -L``, ``stat -f``, an option not known here). GNU ls and stat; ``file``
-    looks at the link itself unless ``-L``/``--dereference`` (or ``POSIXLY_CORRECT`` is set).
-    """
-    name = args[0].value if args else ""
-    if name in ("readlink", "realpath"):
-        return "link"
-    if name == "file":  # file link: "symbolic link to …" unless -L (or POSIXLY_CORRECT)
-        return None if "POSIXLY_CORRECT" in os.environ or any(
-            long_option(w.value, "--dereference") or w.value[:1] == "-" and w.value[
-                1:2] != "-" and "L" in w.value for w in args[1:]) else "link"
-    if name not in ("ls", "stat"):
-        return None
-    follow, known, valued, flat = ((_LS_FOLLOW, _LS_KNOWN, "ITw", "LH") if name == "ls" else
-                                   (_STAT_FOLLOW, _STAT_KNOWN, "c", "Lf"))
-    itself, operand = name == "stat", False  # an option after an operand: POSIXLY_CORRECT
-    for word in (w.value for w in args[1:]):  # makes it a file: it counts only to follow
-        if word == "--":
-            break
-        if word.startswith("--"):
-            if any(long_option(word, one) for one in follow) or not any(
-                    long_option(word, one) for one in known):
-                return None
-            itself |= not operand and (long_option(word, "--directory") or long_option(
-                word, "--full-time"))
-        elif word.startswith("-") and len(word) > 1:
-            letters = re.split(f"[{valued}]", word[1:], maxsplit=1)[0]
-            if any(letter in word[1:] for letter in flat):
-                return None  # in a value as well: asks more, never less
-            itself |= not operand and any(letter in letters for letter in "ldgno")
-        else:
-            operand = True
-    return "link" if itself else "file"
-
-
-def _link_itself(path: Path, looks: str | None) -> bool:
-    """True when ``path`` is a symlink the program looks at itself (:func:`link_view`)."""
-    return path.name not in ("", ".", "..") and os.path.islink(path) and (
-        looks == "link" or looks == "file" and not os.path.isdir(path))
-
-
 def _shells_own(path: Path, real: Path) -> bool:
     """True when ``path`` goes through :data:`_SHELLS_OWN`, as written or by a symlink on the way.
 

@@ -286,3 +286,27 @@ def sed_script(args: list[str]) -> str | None:
     if not scripts and not files and operands:
         scripts = operands[:1]
     return "\n".join(scripts) if scripts else None
+
+
+_IN_PLACE = re.compile(r"-[nsEruz]*i(.*/.*)", re.DOTALL)
+"""``-i SUFFIX`` written whole in one word (``-i'bak/*'``, ``-ni'bak/*'``): letters before it
+that take no value, the suffix holding a ``/``."""
+
+
+def backup_dir(value: str) -> str | None:
+    """The directory GNU sed writes its backups into for ``-iSUFFIX`` (a word's value).
+
+    A suffix with a ``/`` names a path, its ``*`` standing for each file's name
+    (``-i'bak/*'`` → ``bak``, ``-i/etc/*.orig`` → ``/etc``): that directory is where sed
+    writes, not a file it reads. ``None``: no such suffix, or one whose directory has a
+    component starting with ``.`` (``.git/hooks``, ``..``: judged as the word is, asked), or
+    anything bash or sed would compute.
+    """
+    found = _IN_PLACE.fullmatch(value)
+    if found is None:
+        return None
+    directory = found[1].rsplit("/", 1)[0]
+    if any(part.startswith(".") or not re.fullmatch(r"[\w+-]*", part)
+           for part in directory.split("/")):
+        return None
+    return directory or "/"

@@ -28,6 +28,12 @@ OPENS_ARITHMETIC = re.compile(r"\((?:\\\n)*\(")
 (``(\\<newline>(1<<2))`` is the arithmetic command ``((1<<2))``)."""
 ASSIGNMENT_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\[[^\n]*\])?\+?=")
 """An assignment word as written (``A=1``, ``a[i]+=x``): more may follow it before the program."""
+_FAILED_SCANS_READ = 2
+"""Characters the ``((`` that do not close as arithmetic may read, per character of the text,
+at most (one lexer): each may read the rest of the line, so ``((((…`` would cost the square
+of its length."""
+_MAX_ARITHMETIC_DEPTH = 40
+"""``$((`` inside ``$((`` … read at most (as the lexer's ``$( )``): ``$(($((…`` is unreadable."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,6 +114,8 @@ class WordScanner:
     parts: list[Part]
     heredocs: list[tuple[str, bool, bool]]  # (delimiter, quoted, strip tabs)
     joint: str  # the operators read since the last part ended (Part.joint)
+    failed_read: int = 0  # read by (( scans that did not close as arithmetic (_FAILED_SCANS_READ)
+    arithmetic_depth: int = 0  # ((…)) scans open now, one inside another ($(($((…)))))
 
     def line(self, i: int, closing: bool) -> int:
         """Scan commands from ``i`` (the lexer's)."""
@@ -270,7 +278,22 @@ class WordScanner:
         """
         opens = OPENS_ARITHMETIC.match(self.s, i)
         assert opens is not None
-        s, depth, j = self.s, 1, opens.end()
+        if self.failed_read > _FAILED_SCANS_READ * len(self.s) + 1000:  # not read again
+            self.parts.append(Part(unreadable="it opens too many '((' that do not close as "
+                                              "arithmetic to read"))
+            return None
+        if self.arithmetic_depth >= _MAX_ARITHMETIC_DEPTH:
+            self.parts.append(Part(unreadable="it nests arithmetic too deeply to read"))
+            return None
+        self.arithmetic_depth += 1
+        try:
+            return self._arithmetic(opens.end())
+        finally:
+            self.arithmetic_depth -= 1
+
+    def _arithmetic(self, start: int) -> int | None:
+        """:meth:`arithmetic` from ``start``, past the ``((``."""
+        s, depth, j = self.s, 1, start
         parts, heredocs, joint = len(self.parts), list(self.heredocs), self.joint
         quoted = Part(unreadable="it has a quote inside an arithmetic expression")
         while j < len(s):
@@ -288,6 +311,7 @@ class WordScanner:
                 break
         del self.parts[parts:]  # the caller reads it again as commands
         self.heredocs, self.joint = heredocs, joint
+        self.failed_read += j - start
         # whichever way bash reads it, this scan may not (`(( x<<2 + ')' ))`, `$((())(…))`)
         self.parts.append(Part(unreadable="bash may read its (( as nested subshells"))
         return None

@@ -111,3 +111,18 @@ def test_no_command_prefix_rule_is_offered_for_a_builtin_that_runs_a_command_str
         assert suggested_rule("shell", {"command": command}) is None, command
     # nor for a plain one: shell(compgen*) would allow `compgen -C 'rm x' w` (issue 18)
     assert suggested_rule("shell", {"command": "compgen -W 'a b' a"}) is None
+
+
+@pytest.mark.parametrize("command", [
+    "grep -rn ENV src", "grep -n BASH_ENV src/a.py", "echo PS1", "cat ENV",
+    "echo PS0 PS2 PS4 PROMPT_COMMAND", "X=PS4 ls", "git log -S PS4"])
+def test_a_prompt_variable_named_as_a_plain_word_is_no_assignment(command: str) -> None:
+    assert verdict(PermissionRules(allow=("shell(*)",)), command, "smart_approve") == "run", command
+
+
+@pytest.mark.parametrize("command", [
+    "for PS4 in x; do set -x; done", "select PS4 in a; do :; done", "getopts ab PS4",
+    "wait -p PS4", "command read PS4", "X=1 read -r ENV", "mapfile PS4 < f", "export PS4",
+    "local -n r=ENV", "eval read PS4", "bash -c 'read PS4'", "printf -vPS4 x"])
+def test_a_builtin_that_sets_the_variable_an_operand_names_still_asks(command: str) -> None:
+    assert verdict(PermissionRules(allow=("shell(*)",)), command, "smart_approve") == "ask", command
