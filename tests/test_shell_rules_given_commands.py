@@ -13,6 +13,7 @@ import pytest
 from rules_support import check_under_deny_rm, deny_rm_cases, shell_verdict
 
 from goosectx.permissions import PermissionRules
+from goosectx.rule_offer import suggested_rule
 
 DENIED = [
     'socat - EXEC:"rm x"', 'socat - SYSTEM:"rm x"', "socat TCP-LISTEN:80,fork EXEC:'rm x',pty",
@@ -52,3 +53,12 @@ def test_a_rule_for_the_runner_alone_does_not_cover_what_it_runs(command: str,
     assert f"runs {program}, which no allow rule covers" in verdict.reason
     both = PermissionRules(allow=(f"shell({name}*)", f"shell({program}*)"))
     assert shell_verdict(both, command, "ask").action == "run", command
+
+
+@pytest.mark.parametrize(("command", "offered"), [
+    ("git cat-file --batch-all-objects --batch", "shell(git cat-file --batch-all-objects --batch)"),
+    ("docker inspect web", "shell(docker inspect web)"), ("socat - TCP:host:80", None),
+    ("nc host 80", None), ("git status", "shell(git status*)"), ("docker ps -a", "shell(docker ps*)"),
+])
+def test_what_prints_every_secret_is_offered_as_it_is(command: str, offered: str | None) -> None:
+    assert suggested_rule("shell", {"command": command}) == offered
