@@ -53,6 +53,7 @@ STANDS_FOR = {"send-pack": "push", "http-push": "push"}
 pushes as ``git push REMOTE REF`` does."""
 _SIMILARITY_FLOOR = 7
 """git's ``SIMILARITY_FLOOR``: a guess scored at it or above is never run."""
+_LONGEST = max(map(len, GIT_COMMANDS))
 
 
 def _distance(typed: str, candidate: str) -> int:
@@ -83,8 +84,9 @@ def runs_as(sub: str) -> list[str]:
     """
     if sub in STANDS_FOR:
         return [STANDS_FOR[sub]]
-    if not sub or sub.startswith("-") or sub in GIT_COMMANDS or sub in EXTERNAL:
-        return []
+    if not sub or sub.startswith("-") or sub in GIT_COMMANDS or sub in EXTERNAL or (
+            len(sub) > _LONGEST + _SIMILARITY_FLOOR // 3):
+        return []  # each character past the longest command costs 3: scored past the floor
     scores = {c: 0 if c in COMMON and c.startswith(sub) else _distance(sub, c) + 1
               for c in GIT_COMMANDS}
     best = sorted(scores, key=scores.__getitem__)[:2]

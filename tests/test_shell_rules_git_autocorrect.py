@@ -47,6 +47,7 @@ def test_autocorrect_guesses_as_git_scores_them() -> None:
     assert runs_as("pus") == ["push"]  # a unique prefix of a common command
     assert runs_as("pu") == []  # a prefix of pull and push: git runs neither
     assert runs_as("push") == runs_as("lfs") == runs_as("xyzzyplugh") == []
+    assert runs_as("p" + "u" * 10_000) == []  # far longer than any command: never a guess
 
 
 TEMPLATES = [
