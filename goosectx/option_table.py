@@ -281,6 +281,11 @@ OPTIONS: dict[str, tuple[Option, ...]] = {
     "compileall": (Option(Does.LIST, letters="i", valued="rdspxjoe"),),  # python -m compileall
     "curl": _CURL, "wget": _WGET, "patch": _PATCH, "pip": _PIP, "pip3": _PIP,
     "git grep": (Option(Does.UNTRACKED, longs=("--untracked", "--no-exclude-standard")),),
+    # a library the program loads (ssh-keygen -D pkcs11.so, -w a security-key provider;
+    # openssl's dynamic engine -pre SO_PATH:x.so, a provider dir), a Lua script ncat runs
+    "ssh-keygen": (Option(Does.RUNS, letters="Dw", valued="abCDEfFgIJjKmMnNOPrstVwYzZ"),),
+    "openssl": (Option(Does.RUNS, words=("-pre", "-post", "-engine", "-provider-path")),),
+    "ncat": (Option(Does.RUNS, longs=("--lua-exec",)),),
 }
 """Per program (or ``"program subcommand"``), its options that do what its words do not show."""
 JUDGED_OUTPUT = frozenset({"curl", "wget", "patch", "zip", *_WRITTEN_FILES})

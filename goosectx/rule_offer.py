@@ -59,10 +59,11 @@ __all__ = ["COMPILER", "GIT_READS", "GIT_RUNS", "OFFERS", "PREFIX_PROGRAMS",
 
 _EXACT: frozenset[str] = frozenset()
 """No subcommand keeps a prefix rule: every command of the program is offered as it is."""
-_DOCKER_READS = frozenset({"ps", "images", "version", "info", "inspect", "logs", "stats", "top",
+_DOCKER_READS = frozenset({"ps", "images", "version", "info", "logs", "stats", "top",
                            "events", "history", "port", "diff", "search"})
 """docker's subcommands that only read (its global options, ``-H``, ``--config``, go before them:
-``docker ps -H x`` is refused)."""
+``docker ps -H x`` is refused). Not ``inspect``: it prints a container's environment, its
+secrets too, so it is offered as it is."""
 
 OFFERS: Mapping[str, frozenset[str]] = {
     # Build and test tools: they run the project's code (a Makefile, build.rs, package.json's
@@ -133,7 +134,7 @@ _UNLISTED = frozenset({
     "ld.lld", "lld", "rustc", "rustup", "cargo", "go", "npm", "pnpm", "yarn", "pip", "pip3",
     "gem", "cmake", "ctest", "tox", "apt", "apt-get", "aptitude", "dpkg", "ssh-agent",
     "dbus-launch", "xdg-open", "open", "mongosh", "mongo", "compgen", "complete", "mapfile",
-    "readarray",
+    "readarray", "nc", "netcat", "nc.traditional", "socat",
 })
 """Programs that run what their arguments say and that no shell table lists: ``make
 CC='rm f'``, ``sed 's/x/y/e'``, ``gcc -wrapper``, ``cargo --config``, ``go build -toolexec``,
@@ -162,18 +163,20 @@ GIT_RUNS = frozenset({
 one that later git commands run (``config core.pager``, ``remote add x ext::…``)."""
 
 GIT_READS = frozenset({
-    "status", "ls-files", "ls-tree", "rev-parse", "describe", "show-ref", "cat-file",
-    "count-objects", "check-ignore", "check-attr", "merge-base", "name-rev", "verify-commit",
-    "verify-tag", "version", "var", "for-each-ref"})
+    "status", "ls-files", "ls-tree", "rev-parse", "describe", "show-ref", "count-objects",
+    "check-ignore", "check-attr", "merge-base", "name-rev", "verify-commit", "verify-tag",
+    "version", "var", "for-each-ref"})
 """git subcommands that only read, whatever follows: offered a prefix rule (``shell(git
-status*)``). Every other one is offered the command as it is — ``git clean -n`` must not give
-``shell(git clean*)``, which would run ``git clean -fdx`` (the untracked ``.env`` and notes
-gone), nor ``git reset HEAD f`` ``shell(git reset*)`` (``git reset --hard``); likewise
-``checkout``, ``restore``, ``rm``, ``branch -D``, ``tag -d``, ``update-ref``, ``gc``,
-``worktree``, ``add``, ``commit``; and the ones that write any file an option names: the diff
-and log options' ``--output=FILE`` (``git log -1 --output=$HOME/.bashrc``), ``format-patch -o
-DIR``, ``fast-export --export-marks=FILE``, ``bundle create FILE`` (``git log --oneline`` →
-``shell(git log --oneline)``, never ``shell(git log*)``)."""
+status*)``). Not ``cat-file``: ``--batch-all-objects --batch`` prints every blob of the
+history, a committed ``.env`` too, as ``git log -p`` does; it is offered as it is. Every other
+one is offered the command as it is — ``git clean -n`` must not give ``shell(git clean*)``,
+which would run ``git clean -fdx`` (the untracked ``.env`` and notes gone), nor ``git reset
+HEAD f`` ``shell(git reset*)`` (``git reset --hard``); likewise ``checkout``, ``restore``,
+``rm``, ``branch -D``, ``tag -d``, ``update-ref``, ``gc``, ``worktree``, ``add``, ``commit``;
+and the ones that write any file an option names: the diff and log options' ``--output=FILE``
+(``git log -1 --output=$HOME/.bashrc``), ``format-patch -o DIR``, ``fast-export
+--export-marks=FILE``, ``bundle create FILE`` (``git log --oneline`` → ``shell(git log
+--oneline)``, never ``shell(git log*)``)."""
 
 PREFIX_PROGRAMS = frozenset({
     "ls", "cat", "head", "tail", "wc", "cmp", "comm", "stat", "du", "df", "pwd", "echo", "printf",

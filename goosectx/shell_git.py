@@ -25,7 +25,8 @@ from __future__ import annotations
 import re
 import shlex
 
-from goosectx.shell_options import long_option
+from goosectx.git_autocorrect import runs_as
+from goosectx.shell_options import long_option, value_at
 from goosectx.shell_variables import (
     OPTION_VARIABLES,
     PROGRAM_COMMANDS,
@@ -43,9 +44,11 @@ _COMMAND_KEYS = re.compile(
     r"|sendemail\.(?:.*\.)?(?:tocmd|cccmd|smtpserver|sendmailcmd)")
 """Config keys (lower case) whose value may be a command git runs (``pager.log``,
 ``filter.x.smudge``, ``remote.origin.uploadpack``)."""
-_HIDDEN_KEYS = re.compile(r"core\.hookspath|include\.path|includeif\..*|protocol\.(?:ext\.)?allow")
+_HIDDEN_KEYS = re.compile(r"core\.hookspath|include\.path|includeif\..*|protocol\.(?:ext\.)?allow"
+                          r"|init\.templatedir")
 """Config keys that make git run text the rules cannot read: a hooks directory, another
-config file, ``ext::`` remotes allowed (a URL rewritten to one holds ``ext::``)."""
+config file, ``ext::`` remotes allowed (a URL rewritten to one holds ``ext::``), a template
+directory whose hooks ``git clone`` / ``init`` copy and run."""
 _CONFIG_FILE_VARIABLES = frozenset({"GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_CONFIG"})
 """Variables naming a config file git reads instead of the user's or the system's."""
 _NO_FILE = frozenset({"", "/dev/null"})
@@ -66,6 +69,8 @@ alias.p push``: the key is ``alias.p``)."""
 _CONFIG_READS = ("--get", "--unset", "--list", "--rename-section", "--remove-section",
                  "--edit")
 """``git config`` options under which its operands are no ``KEY VALUE`` written."""
+_TEMPLATED = frozenset({"clone", "init", "init-db"})
+"""Subcommands whose ``--template DIR`` copies that directory's hooks into the repository."""
 _PACK_OPTIONS = ("--upload-pack", "--receive-pack", "--exec")
 _SUB_LONGS = {"difftool": ("--extcmd",), "grep": ("--open-files-in-pager",),
               "send-email": ("--to-cmd", "--cc-cmd", "--sendmail-cmd", "--header-cmd",
@@ -163,7 +168,9 @@ def git_lines(args: list[str]) -> list[str]:
     ``--exec`` (any prefix git takes), ``rebase|difftool -x CMD``, ``clone -u CMD``, ``grep
     -OCMD``, ``send-email --to-cmd=CMD`` …, ``filter-branch
     --*-filter CMD``, ``submodule foreach CMD``, ``bisect run CMD…`` and ``git config KEY
-    VALUE`` of such a key (a later git command on the line may run it).
+    VALUE`` of such a key (a later git command on the line may run it); and the command a
+    subcommand stands for (``send-pack`` pushes) or could be autocorrected to (``psuh``:
+    :func:`goosectx.git_autocorrect.runs_as`).
     """
     lines: list[str] = []
     at = git_subcommand(args)
@@ -188,6 +195,8 @@ def git_lines(args: list[str]) -> list[str]:
     elif sub == "submodule" and "foreach" in args[at + 1:at + 2] and rest:
         lines.append(" ".join(rest))
     lines += [shlex.join(["git", *words]) for words in alias_expansions(args)]
+    if not any(a.lower().startswith(f"alias.{sub.lower()}=") for a in args[:at]):
+        lines += [shlex.join(["git", *args[:at], other, *args[at + 1:]]) for other in runs_as(sub)]
     return [line for line in lines if line]
 
 
@@ -202,6 +211,8 @@ def git_hidden(args: list[str]) -> str | None:
                    args[i + 1] if word == "--git-dir" and i + 1 < len(args) else None)
         if git_dir is not None and git_dir not in _OWN_GIT_DIR:
             return f"git --git-dir names a repository whose config git reads: {_CONFIG_RUNS}"
+    at = git_subcommand(args)
+    sub = args[at] if at < len(args) else ""
     key, value = _config_write(args) or ("", "")
     if _HIDDEN_KEYS.fullmatch(key.lower()) and value not in ("", "/dev/null", "never"):
         return f"git config {key} makes later git commands run commands the rules cannot read"
@@ -214,6 +225,11 @@ def git_hidden(args: list[str]) -> str | None:
                    ).rpartition("=")[0].lower() if word.startswith("--config-env") else ""
         if _COMMAND_KEYS.fullmatch(env_key) or _HIDDEN_KEYS.fullmatch(env_key):
             return "git --config-env takes a command from a variable the rules cannot read"
+        option, eq, attached = word.partition("=")
+        template = (attached if eq else value_at(args, i + 1) or "") if (
+            sub in _TEMPLATED and long_option(option, "--template")) else ""
+        if template:  # git clone --template=/tmp/t: its hooks run during the clone
+            return f"git {sub} --template copies hooks the rules cannot read, which git runs"
         if word.startswith("--exec-path="):
             return "git --exec-path runs its commands from a directory the rules cannot read"
         if "ext::" in word:
@@ -235,6 +251,8 @@ def config_variable(word: str) -> str | None:
     name, value = found[1], found[2]
     if name in _CONFIG_FILE_VARIABLES and value not in _NO_FILE:
         return f"it sets {name}, which names a config file git reads: {_CONFIG_RUNS}"
+    if name == "GIT_TEMPLATE_DIR" and value not in _NO_FILE:
+        return f"it sets {name}, whose hooks git clone and init copy and run"
     if name == "GIT_DIR" and value not in _OWN_GIT_DIR:
         return f"it sets GIT_DIR, which names a repository whose config git reads: {_CONFIG_RUNS}"
     keys = [value] if re.fullmatch(r"GIT_CONFIG_KEY_\d+", name) else []

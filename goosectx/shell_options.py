@@ -27,6 +27,7 @@ COMMAND_OPTIONS: dict[str, tuple[str, ...]] = {
     "rsync": ("--rsh", "--rsync-path"), "zip": ("--unzip-command",), "split": ("--filter",),
     "man": ("--pager", "--html"), "wget": ("--use-askpass",),
     "dpkg": ("--pre-invoke", "--post-invoke", "--status-logger"),
+    "ncat": ("--sh-exec", "--exec"), "gpg": ("--photo-viewer",), "gpg2": ("--photo-viewer",),
 }
 """Programs' long options whose value is a command line they run (``sh -c`` reads it)."""
 ENV_VALUED = ("--unset", "--chdir", "--argv0")

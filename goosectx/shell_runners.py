@@ -36,6 +36,7 @@ from goosectx.protected_paths import Where
 from goosectx.shell_assign import DECLARATIONS
 from goosectx.shell_builtins import reads_stdin, script_stream
 from goosectx.shell_git import git_hidden, git_lines, variable_lines
+from goosectx.shell_given import given_hidden, given_lines
 from goosectx.shell_launchers import LAUNCHERS, TERMINAL_EMULATORS, launcher_scripts
 from goosectx.shell_options import (
     long_option,
@@ -79,16 +80,18 @@ RUNNERS = frozenset({
     "i386", "x86_64", "gdb", "parallel", "ssh", "npx", "pnpx", "bunx", "uvx", "dotenv",
     "cpulimit", "trickle", "ccache", "distcc", "hyperfine", "arch", "scl", "cross-env",
     "env-cmd", "concurrently", "nodemon", "runcon", "sandbox-exec", "lldb", "sem", "lckdo",
-    "daemonize", "start-stop-daemon", "capsh", "tsp", "rlwrap", *SUBCOMMAND_RUNNERS,
+    "daemonize", "start-stop-daemon", "capsh", "tsp", "rlwrap", "nq", "xe", "rush", "pee",
+    "systemd-nspawn", *SUBCOMMAND_RUNNERS,
     *LAUNCHERS})
 """Programs that run another program given in their arguments."""
 LINE_RUNNERS = frozenset({"parallel", "entr", "watchexec", "pixi", "hatch", "devbox", "sem",
                           "sops", "hyperfine", "scl", "concurrently", "nodemon", "capsh",
-                          *TERMINAL_EMULATORS})
+                          "rush", "pee", *TERMINAL_EMULATORS})
 """Runners that may run a word holding a blank as a shell command line: ``parallel 'rm {}'
 ::: x``, ``entr -s``, ``watchexec`` (a shell by default), ``pixi run`` (its task shell),
 ``hatch run``, ``devbox run``, ``sops exec-env F 'CMD'``, ``hyperfine 'CMD'``, ``concurrently
-'CMD' …``, ``nodemon --exec 'CMD'``, ``scl enable X 'CMD'``, ``capsh -- -c 'CMD'`` (bash)."""
+'CMD' …``, ``nodemon --exec 'CMD'``, ``scl enable X 'CMD'``, ``capsh -- -c 'CMD'`` (bash),
+``rush 'rm {}'``, ``pee 'rm x' cat`` (each of its words a line for ``sh -c``)."""
 SU_LIKE = ("su", "runuser", "sg", "script", "nix-shell", "npx", "vagrant")
 """Programs whose ``-c STRING`` / ``--command=STRING`` is a command line of its own; their
 other words (a user, a group, a log file) are not the command."""
@@ -153,9 +156,11 @@ def runner_starts(name: str, args: list[str], computed: list[bool]) -> list[int]
 
 _LINE_OPTIONS = {
     "tar": ("-I", "-F"), "rsync": ("-e",), "zip": ("-TT",),
-    "flock": ("-c",),
+    "flock": ("-c",), "xe": ("-s",),
+    **dict.fromkeys(("nc", "ncat", "netcat", "nc.traditional"), ("-e", "-c")),
 }
-"""Options whose value is a command line the program runs (``tar -I 'zstd -19'``; long ones:
+"""Options whose value is a command line the program runs (``tar -I 'zstd -19'``, ``nc -e
+/bin/rm``, ``ncat -c 'CMD'``, ``xe -s 'CMD'``; long ones:
 :data:`goosectx.shell_options.COMMAND_OPTIONS`)."""
 _SETS_VARIABLES = DECLARATIONS | {"env"}
 VIM = re.compile(r"(?:[gr]?(?:vim|view)|vi|ex|nvim|vimdiff)(?:\.(?:tiny|basic|nox|gtk3?))?")
@@ -204,7 +209,8 @@ def option_lines(name: str, args: list[str]) -> list[str]:
             if value:
                 lines.append(value)
     return [*lines, *option_commands(name, args), *package_lines(name, args),
-            *transfer_lines(name, args), *watch_lines(name, args)]  # scp -o ProxyCommand=…
+            *transfer_lines(name, args), *watch_lines(name, args),  # scp -o ProxyCommand=…
+            *given_lines(name, args)]  # socat - EXEC:'rm x', gh alias set --shell
 
 
 STDIN = CODE_STDIN
@@ -360,7 +366,8 @@ def hidden_program(name: str, args: list[str], fed: bool = True,
                                                                                   where):
         return why  # git -c core.hooksPath=h; echo … >> .git/config
     if why := pager_keys(name, args) or transfer_commands(name, args, fed) or apt_options(
-            name, args) or launcher_scripts(name, args) or option_writes(name, args):
+            name, args) or launcher_scripts(name, args) or option_writes(name, args) or (
+            given_hidden(name, args)):
         return why  # less '+!cmd' f; ctest -S x.cmake; git diff --output=F
     if name == "env" and any(re.search(r"[\\$]", s) for s, _after in env_split_strings(args)):
         return "env -S splits a string with escapes or variables the rules do not read"

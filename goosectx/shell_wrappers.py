@@ -6,13 +6,14 @@ is clear the command is read like ``sh -c``'s (:func:`started_commands`): ``find
 ;``, every ``fd … -x CMD`` / ``-X CMD`` (``--exec``, ``--exec-batch``), what a terminal
 multiplexer starts (tmux, screen, dtach, abduco, zellij: :mod:`goosectx.shell_terminals`), and
 the string of ``env -S STRING ARGS…`` (:func:`env_split_line`), the command of ``cmake -E
-env|time|chdir`` and the shell ``capsh -- ARGS`` starts. What such a program would run
-from text the rules cannot read makes the command unreadable (asked about under shell deny/ask
-rules): keys typed into a session, tmux or screen commands, an expect script
-(``expect -c 'spawn …'``, or one read from standard input), and ``make --eval`` / ``-E`` recipe
-text, also given in ``MAKEFLAGS`` (:func:`makeflags_eval`), and a make variable set on its
-command line with text make runs (``make 'x:=$(shell rm f)'``). ``rg --pre CMD`` runs the
-program CMD on each file it searches. What the command text shows, not a sandbox.
+env|time|chdir`` (a file command as the one doing the same: ``-E rm``) and the shell ``capsh --
+ARGS`` starts. What such a program would run from text the rules cannot read makes the command
+unreadable (asked about under shell deny/ask rules): keys typed into a session, tmux or screen
+commands, an expect script (``expect -c 'spawn …'``, or one read from standard input), and
+``make --eval`` / ``-E`` recipe text, also given in ``MAKEFLAGS`` (:func:`makeflags_eval`), and
+a make variable set on its command line with text make runs (``make 'x:=$(shell rm f)'``). ``rg
+--pre CMD`` runs the program CMD on each file it searches. What the command text shows, not a
+sandbox.
 
 Core module: no printing.
 """
@@ -92,10 +93,20 @@ def _capsh(args: list[str], computed: list[bool]) -> Started:
 
 _CMAKE_RUNS = {"env": 1, "time": 2, "chdir": 3}
 """``cmake -E`` commands that run a command: where it starts (``env`` is read as env)."""
+_CMAKE_FILES = {
+    "rm": "rm", "remove": "rm -f", "remove_directory": "rm -rf", "make_directory": "mkdir -p",
+    "copy": "cp", "copy_if_different": "cp", "copy_directory": "cp -r",
+    "copy_directory_if_different": "cp -r", "rename": "mv", "create_symlink": "ln -s",
+    "create_hardlink": "ln", "touch": "touch", "touch_nocreate": "touch -c", "tar": "tar"}
+"""``cmake -E`` file commands and the command that does the same (``cmake -E
+remove_directory x`` is ``rm -rf x``), read as that command as ``busybox rm x`` is."""
 
 
 def _cmake(args: list[str], fed: bool) -> Started:
     """``cmake -E env|time|chdir DIR CMD…`` runs CMD; ``cmake -P FILE`` runs a script file.
+
+    A file command (``cmake -E rm|remove_directory|copy …``) is read as the command that does
+    the same (:data:`_CMAKE_FILES`).
 
     ``env [--unset=NAME] [NAME=VALUE] [--] CMD`` is read like env's; a script file is not read
     either way (as ``bash script.sh``), unless it may be standard input or a pipe.
@@ -103,6 +114,8 @@ def _cmake(args: list[str], fed: bool) -> Started:
     at = args.index("-E") + 1 if "-E" in args else len(args)
     if at < len(args) and args[at] in _CMAKE_RUNS:
         return Started(slices=[(at + _CMAKE_RUNS[args[at]] - 1, len(args))])
+    if at < len(args) and args[at] in _CMAKE_FILES:  # cmake -E rm -rf x: `rm -rf x`
+        return Started(lines=[" ".join([_CMAKE_FILES[args[at]], *map(shlex.quote, args[at + 1:])])])
     for i, word in enumerate(args):
         if word.startswith("-P") and reads_stdin(word[2:] or value_at(args, i + 1) or "", fed):
             return Started(unreadable="cmake -P runs a script it reads from its standard input "
