@@ -225,8 +225,12 @@ _WRITTEN_FILES = {
     "sdiff": (Option(Does.OUTPUT, longs=("--output",), letters="o", valued="oIw"),),
     **dict.fromkeys(("gpg", "gpg2"), (Option(Does.OUTPUT, longs=("--output",), letters="o",
                                              valued="orRuzfFN"),)),
-    "openssl": (Option(Does.OUTPUT, words=("-out", "-keyout")),),
-    "ssh-keygen": (Option(Does.OUTPUT, letters="f", valued="CDEFIJMNOPRVYZabfgjmnrstwz"),),
+    # and a library each loads (ssh-keygen -D pkcs11.so, -w a security-key provider;
+    # openssl's dynamic engine -pre SO_PATH:x.so, a provider dir): it runs that code
+    "openssl": (Option(Does.OUTPUT, words=("-out", "-keyout")),
+                Option(Does.RUNS, words=("-pre", "-post", "-engine", "-provider-path"))),
+    "ssh-keygen": (Option(Does.OUTPUT, letters="f", valued="CDEFIJMNOPRVYZabfgjmnrstwz"),
+                   Option(Does.RUNS, letters="Dw", valued="CDEFIJMNOPRVYZabfgjmnrstwz")),
     "git checkout-index": (Option(Does.OUTPUT, longs=("--prefix",)),),
     "git archive": (Option(Does.OUTPUT, letters="o", valued="o"),),
     "git format-patch": (Option(Does.INTO, longs=("--output-directory",), letters="o",
@@ -281,10 +285,7 @@ OPTIONS: dict[str, tuple[Option, ...]] = {
     "compileall": (Option(Does.LIST, letters="i", valued="rdspxjoe"),),  # python -m compileall
     "curl": _CURL, "wget": _WGET, "patch": _PATCH, "pip": _PIP, "pip3": _PIP,
     "git grep": (Option(Does.UNTRACKED, longs=("--untracked", "--no-exclude-standard")),),
-    # a library the program loads (ssh-keygen -D pkcs11.so, -w a security-key provider;
-    # openssl's dynamic engine -pre SO_PATH:x.so, a provider dir), a Lua script ncat runs
-    "ssh-keygen": (Option(Does.RUNS, letters="Dw", valued="abCDEfFgIJjKmMnNOPrstVwYzZ"),),
-    "openssl": (Option(Does.RUNS, words=("-pre", "-post", "-engine", "-provider-path")),),
+    # a Lua script ncat runs (ssh-keygen's and openssl's libraries: _WRITTEN_FILES)
     "ncat": (Option(Does.RUNS, longs=("--lua-exec",)),),
 }
 """Per program (or ``"program subcommand"``), its options that do what its words do not show."""
