@@ -36,6 +36,19 @@ _NAMESPACES = ("--mount", "--uts", "--ipc", "--net", "--pid", "--user", "--cgrou
 _CONTAINER_EXEC = Grammar("euw", 1, "", (
     "--detach", "--interactive", "--tty", "--privileged", "--no-TTY", "--help"), (
     "--env", "--env-file", "--user", "--workdir", "--detach-keys", "--index"))
+_CONTAINER_RUN = Grammar("acehlmpuvw", 1, "", (
+    "--rm", "--detach", "--interactive", "--tty", "--privileged", "--init", "--read-only",
+    "--publish-all", "--quiet", "--oom-kill-disable", "--no-healthcheck", "--help"), (
+    "--add-host", "--annotation", "--attach", "--cap-add", "--cap-drop", "--cgroup-parent",
+    "--cgroupns", "--cidfile", "--cpu-period", "--cpu-quota", "--cpu-shares", "--cpus",
+    "--cpuset-cpus", "--device", "--dns", "--entrypoint", "--env", "--env-file", "--expose",
+    "--gpus", "--group-add", "--health-cmd", "--hostname", "--ip", "--ipc", "--label",
+    "--label-file", "--link", "--log-driver", "--log-opt", "--mac-address", "--memory",
+    "--mount", "--name", "--network", "--net", "--pid", "--platform", "--publish", "--pull",
+    "--restart", "--runtime", "--security-opt", "--shm-size", "--stop-signal", "--stop-timeout",
+    "--storage-opt", "--sysctl", "--tmpfs", "--ulimit", "--user", "--userns", "--uts",
+    "--volume", "--volumes-from", "--workdir"))
+"""``docker run [OPTIONS] IMAGE CMD``: the image is a positional, CMD the program it starts."""
 _NPX = Grammar("pw", 0, "", ("--yes", "--no", "--quiet", "--ignore-existing", "--no-install"),
                ("--package", "--workspace"))
 _CONDA = Grammar("np", 0, "", ("--no-capture-output", "--live-stream", "--verbose",
@@ -72,6 +85,7 @@ GRAMMARS: dict[str, Grammar] = {
     "docker exec": _CONTAINER_EXEC, "podman exec": _CONTAINER_EXEC,
     "nerdctl exec": _CONTAINER_EXEC, "docker-compose exec": _CONTAINER_EXEC,
     "podman-compose exec": _CONTAINER_EXEC,
+    "docker run": _CONTAINER_RUN, "podman run": _CONTAINER_RUN, "nerdctl run": _CONTAINER_RUN,
     "fakeroot": Grammar("lsibf", 0, "", ("--unknown-is-real", "--help", "--version"),
                         ("--lib", "--faked")),
     "chroot": Grammar("", 1, "", ("--skip-chdir", "--help", "--version"),

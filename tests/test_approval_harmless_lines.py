@@ -102,14 +102,21 @@ def test_tar_extracting_into_home_says_it_is_outside_not_a_sensitive_read(
 
 
 def test_docker_volume_is_judged_by_its_host_side(project: Path) -> None:
-    rule = "shell(docker run*)"
-    assert _verdict(project, "docker run --rm --volume=$PWD/src:/w:ro alpine ls", rule)[0] == (
+    rules = ("shell(docker run*)", "shell(ls*)")  # the command docker run starts: its own rule
+    assert _verdict(project, "docker run --rm --volume=$PWD/src:/w:ro alpine ls", *rules)[0] == (
         "run")
-    action, reason = _verdict(project, "docker run --rm -v /etc:/w alpine ls", rule)
+    action, reason = _verdict(project, "docker run --rm -v /etc:/w alpine ls", *rules)
     assert action == "ask"
     assert "/etc is outside the project" in reason
-    action, reason = _verdict(project, "docker run --rm -v $PWD:/w alpine ls", rule)
+    action, reason = _verdict(project, "docker run --rm -v $PWD:/w alpine ls", *rules)
     assert "$PWD:/w" not in reason  # the mount is the project; /w is the container's
+
+
+def test_docker_run_names_the_program_it_starts_not_the_image(project: Path) -> None:
+    action, reason = _verdict(project, "docker run --rm -v $PWD:/w --name box alpine rm -rf /w",
+                              "shell(docker run*)", "shell(ls*)")
+    assert action == "ask"
+    assert "docker run runs rm, which no allow rule covers" in reason
 
 
 def test_git_ls_files_of_a_suffix_pathspec_hands_on_no_env(project: Path) -> None:
