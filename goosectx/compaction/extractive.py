@@ -56,7 +56,7 @@ from goosectx.compaction.gather import gather_facts
 from goosectx.compaction.memo import ScanMemo
 from goosectx.compaction.summary import FileNote, StructuredSummary, render_markdown
 from goosectx.compaction.todos import newest_todos
-from goosectx.conversation import Message
+from goosectx.conversation import Message, TextContent
 from goosectx.tokens import TokenCounter
 
 __all__ = ["ANSWERED_NEXT_STEP", "extractive_summary"]
@@ -129,7 +129,8 @@ def extractive_summary(
     if tail:
         facts = _after_tail(facts, tail, ScanMemo() if memo is None else memo)
     counts = PieceCounts(counter)  # each piece is tokenised once, whatever the levels tried
-    kept: _Kept = "newest" if copied and _newest_copied(messages, copied) else ""
+    kept: _Kept = ("newest" if copied and facts.requests
+                   and _newest_copied(messages, copied, facts.requests[-1]) else "")
     if facts.answered and not answered and any(m.is_user_request for m in tail):
         kept = "next"  # a new request follows the answered head: it is the next step
     levels = _LEVELS[_first_level(facts, max_tokens):]
@@ -146,10 +147,15 @@ _Kept = Literal["", "newest", "next"]
 newest request), ``next`` (a request newer than the answered summarised part), or ``""``."""
 
 
-def _newest_copied(messages: Sequence[Message], copied: frozenset[str]) -> bool:
-    """Whether the newest user request of ``messages`` is one of the ``copied`` messages."""
+def _newest_copied(messages: Sequence[Message], copied: frozenset[str], newest: str) -> bool:
+    """Whether the message holding the newest request (``newest``) is one of ``copied``.
+
+    That message is the newest user message with the text as the scan records it, never an
+    older one with the same words (nor a re-sent text merged into an earlier summary: no copy).
+    """
     for m in reversed(messages):
-        if m.is_user_request or m.metadata.is_summary:
+        if m.role == "user" and any(isinstance(p, TextContent) and p.text.strip() == newest
+                                    for p in m.content):
             return m.id in copied
     return False
 
