@@ -5,6 +5,7 @@ from __future__ import annotations
 from compaction_support import REQUEST, collect, make_session, manager, tool_pair, words
 
 from goosectx.compaction.facts import merge_facts
+from goosectx.compaction.summary import quoted_reply
 from goosectx.conversation import Message
 from goosectx.providers.scripted import ScriptedProvider
 from goosectx.tokens import TokenCounter
@@ -70,7 +71,7 @@ def test_a_rejected_object_is_kept_raw_with_the_extractive_summary_beneath() -> 
     events = collect(manager(session, ScriptedProvider(['{"status": "ok"}']),
                              keep_recent_ratio=0, keep_user_tokens=0).compact(REQUEST))
     summary = session.conversation.agent_messages()[0].text
-    assert summary.startswith('{"status": "ok"}')
+    assert summary.startswith(quoted_reply('{"status": "ok"}'))
     assert "# Conversation Summary" in summary and "src/parser.py" in summary
     assert any("did not follow the requested format" in getattr(e, "text", "") for e in events)
 
@@ -89,7 +90,7 @@ def test_json_only_inside_the_analysis_or_a_quoted_example_is_kept_as_raw_text()
         collect(manager(session, ScriptedProvider([reply]), keep_recent_ratio=0,
                         keep_user_tokens=0).compact(REQUEST))
         summary = session.conversation.agent_messages()[0].text
-        assert summary.startswith(reply[:40])
+        assert summary.startswith(quoted_reply(reply))
         assert "## User intent\n\nWRONG-INTENT" not in summary  # the object is not the summary
         assert "`src/parser.py`" in summary
 

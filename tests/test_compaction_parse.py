@@ -156,3 +156,18 @@ def test_the_first_object_that_closes_is_found_past_thousands_of_unclosed_ones()
     assert extract_json(text) == {"user_intent": "fix it"}
     assert extract_json('say {"a": "}{", "b": [1, {"c": 2}]} then {"d": 3}') == {
         "a": "}{", "b": [1, {"c": 2}]}
+
+
+def test_fields_of_a_type_no_lenient_reading_fits_make_no_summary() -> None:
+    assert parse_summary('{"user_intent": "x", "files": "notalist"}') is None
+    assert parse_summary('{"user_intent": "x", "files": [3, "a.py"]}') is None
+    assert parse_summary('{"user_intent": "x", "pending_tasks": 2}') is None
+    assert parse_summary('{"user_intent": "x", "errors_and_fixes": true}') is None
+    kept = parse_summary('{"user_intent": "x", "files": [null, "a.py"], "pending_tasks": null}')
+    assert kept is not None and [f.path for f in kept.files] == ["a.py"]
+
+
+def test_an_unknown_keys_nulls_are_left_out_and_booleans_read_as_json() -> None:
+    s = parse_summary('{"user_intent": "x", "checks": [{"lint": null, "tests": true}, null]}')
+    assert s is not None
+    assert "## Checks\n\n- tests: true\n" in render_markdown(s)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from fakeserver import FakeServer
 from reliability_support import cli, model_env
 
@@ -58,3 +59,35 @@ def test_a_request_kept_after_the_summary_is_referred_to_not_quoted(tmp_path: Pa
     assert "END please fix" in _text(sent[-1])
     listed = summary.split("## User messages", 1)[1].split("## ", 1)[0]
     assert "Here is a log I pasted" in listed and len(listed) < 200
+
+
+def _is_summary_request(body: dict[str, object]) -> bool:
+    first = body["messages"][0]  # type: ignore[index]
+    return "tools" not in body and str(first.get("content", "")).startswith("You summarise")
+
+
+@pytest.mark.parametrize("again", ["fix the tests", "now add docs"])
+def test_a_new_request_after_an_answered_head_is_the_next_step(tmp_path: Path, work: Path,
+                                                                again: str) -> None:
+    """test28c M1: the head's answered "fix the tests" (its copy re-sent as the task) and
+    the in-progress "fix the tests" read the same; the summary said "the last request was
+    answered; wait for the user's next message" above the new, unanswered request."""
+    steps = [{"text": "answer " + " ".join(str(i) for i in range(3000))},
+             {"error": "context_length"}, {"text": "final"}]
+
+    def reply(body: dict[str, object]) -> dict[str, object]:
+        return {"text": "{}"} if _is_summary_request(body) else steps.pop(0)
+
+    with FakeServer([reply] * 6) as server:
+        env = model_env(tmp_path / "home", server.base_url)
+        first = cli(env, "run", "--name", "rx1", "-t", "fix the tests", cwd=work)
+        assert first.returncode == 0, first.stderr
+        second = cli(env, "run", "--resume", "rx1", "-t", again, cwd=work)
+        assert second.returncode == 0, second.stderr
+        sent = server.requests[-1]["messages"]
+    assert "context compacted (reactive)" in second.stderr
+    summary = next(_text(m) for m in sent if "# Conversation Summary" in _text(m))
+    step = summary.split("## Next step", 1)[1].split("\n## ", 1)[0]
+    assert f"Continue with {FOLLOWS}." in step
+    assert "wait for the user's next message" not in summary
+    assert _text(sent[-1]) == again

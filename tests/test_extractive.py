@@ -309,3 +309,17 @@ def test_an_older_summary_whose_intent_was_a_note_gives_the_intent_alone() -> No
     again = extractive_summary([summary_msg, Message.assistant("Working on it.")],
                                max_tokens=4000, counter=COUNTER)
     assert again.user_intent == "build the CSV tool"
+
+
+def test_a_newer_request_with_the_words_of_a_copied_one_is_quoted_not_referred_to() -> None:
+    # test28c M1: "the request that follows this summary" was said of a request the model has
+    # no copy of, because a re-sent older one read the same.
+    task, answer = Message.user("fix the tests"), Message.assistant("Fixed them.")
+    again = Message.user("fix the tests")
+    summary = render_markdown(extractive_summary(
+        [task, answer, again], max_tokens=2000, counter=COUNTER, copied=frozenset({task.id})))
+    step = summary.split("## Next step", 1)[1]
+    assert "Continue with the newest user request:\n\nfix the tests" in step
+    referred = render_markdown(extractive_summary(
+        [task, answer, again], max_tokens=2000, counter=COUNTER, copied=frozenset({again.id})))
+    assert "Continue with the user's request that follows this summary." in referred

@@ -110,16 +110,36 @@ def test_a_rule_a_later_line_lifts_or_changes_is_marked_superseded_and_stays_so(
                      "characters max from now on."),
         Message.assistant("ok " + words(300)), Message.user("you may now edit tests/"),
         Message.assistant("ok " + words(300)), Message.user("next")])
-    expected = ["- Task: fix calc.py. New constraint: keep lines at 79 characters max. "
+    expected = ["- Task: fix calc.py.",  # the sentence the change does not name stays
+                "- New constraint: keep lines at 79 characters max. "
                 "(superseded by a later line)",
-                "- never touch tests/ (superseded by a later line)",
                 "- Change of plan: forget the 79 character limit, keep lines at 100 characters "
                 "max from now on.",
+                "- never touch tests/ (superseded by a later line)",
                 "- you may now edit tests/"]
     assert section(compact(session), "User constraints").splitlines() == expected
     session.conversation.append(Message.assistant("more " + words(600)))
     session.conversation.append(Message.user("and more " + words(600)))
     assert section(compact(session), "User constraints").splitlines() == expected
+
+
+def test_a_lifted_rule_supersedes_only_its_sentence_and_the_lift_follows_it() -> None:
+    # test28c M2: "You may now touch secrets.cfg." marked the tabs and pytest rules of the
+    # same line superseded too, and was listed after the whole line.
+    session = make_session([
+        Message.user("Use tabs for indentation. Never touch secrets.cfg. Always run pytest "
+                     "after an edit."), Message.assistant("ok " + words(300)),
+        Message.user("You may now touch secrets.cfg."), Message.assistant("ok " + words(300)),
+        Message.user("Now add a mul function to calc.py."),
+        Message.assistant("ok " + words(300)), Message.user("next")])
+    expected = ["- Use tabs for indentation.",
+                "- Never touch secrets.cfg. (superseded by a later line)",
+                "- You may now touch secrets.cfg.",
+                "- Always run pytest after an edit."]
+    assert section(compact(session), "User constraints").splitlines() == expected
+    session.conversation.append(Message.assistant("more " + words(600)))
+    session.conversation.append(Message.user("and more " + words(600)))
+    assert section(compact(session), "User constraints").splitlines() == expected  # carried
 
 
 def test_a_change_line_that_names_no_rule_is_not_listed() -> None:
@@ -274,9 +294,9 @@ def test_after_auto_compactions_the_model_gets_the_task_as_it_stands(
     assert summary.startswith("# Conversation Summary")
     assert "./pytest -q test_calc.py" in summary  # the failing run was summarised
     assert "test_add" not in section(summary, "Errors")
-    assert section(summary, "User constraints").splitlines()[:2] == [
-        "- Task: fix calc.py. New constraint: keep lines at 79 characters max. "
-        "(superseded by a later line)",
+    assert section(summary, "User constraints").splitlines()[:3] == [
+        "- Task: fix calc.py.",
+        "- New constraint: keep lines at 79 characters max. (superseded by a later line)",
         "- Change of plan: forget the 79 character limit, keep lines at 100 characters max "
         "from now on."]
     assert "MY-PLAN-17" in section(summary, "Next step the assistant stated")

@@ -16,6 +16,7 @@ import pytest
 from cli_support import cli
 from fakeserver import FakeServer
 
+from goosectx.compaction.summary import quoted_reply
 from goosectx.config import load_settings
 from goosectx.conversation import Message, ToolRequest
 from goosectx.errors import ContextLengthExceeded
@@ -107,12 +108,44 @@ def test_run_compacts_reactively_when_the_real_server_rejects_the_window(
     assert out.strip() == "Say hello."
     messages = stored_messages("grow")
     summary = next(m for m in messages if m.metadata.is_summary)
-    # The raw, non-JSON reply is kept first; being tiny, an extractive summary follows it.
-    assert summary.text.startswith("Say hello.") and "# Conversation Summary" in summary.text
+    # The raw, non-JSON reply is kept first, labelled and quoted; being tiny, an extractive
+    # summary follows it.
+    assert summary.text.startswith(quoted_reply("Say hello."))
+    assert "# Conversation Summary" in summary.text
     assert not summary.metadata.user_visible and summary.metadata.agent_visible
     assert [m.text for m in messages if m.metadata.user_visible and m.role == "user"][:2] == [
         "Here is a long file: " + "lorem " * 300, "And another one: " + "ipsum " * 300]
     assert len(fake_server.requests) == 5
+
+
+def test_a_summary_calls_empty_stream_is_asked_once_more_in_the_same_attempt_billed_once(
+        fake_server: FakeServer, isolated_env: dict[str, Path],
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """test28c L3: the no-chunk fallback sends a summary call twice; it is one call of one
+    attempt, billed once with the usage the plain reply reports (README's Failures item)."""
+    configure(isolated_env["config"], fake_server)
+    fake_server.add({"text": "Noted."})
+    cli(capsys, "run", "--name", "twice", "-t", "Here is a long file: " + "lorem " * 300)
+    fake_server.add(
+        replay("over_context_stream"), replay("over_context_json"),  # the turn's call
+        {"sse": []},  # the summary call: a 200 with no chunk
+        {"text": '{"user_intent": "read the long file", "next_step": "answer"}',
+         "usage": {"prompt_tokens": 700, "completion_tokens": 21}},  # asked without streaming
+        {"text": "Done."})
+    _, err = cli(capsys, "run", "--resume", "twice", "-t", "And another one: " + "ipsum " * 300)
+    assert "context compacted (reactive)" in err and "did not follow" not in err
+    summary = next(m for m in stored_messages("twice") if m.metadata.is_summary)
+    assert "read the long file" in summary.text
+    streamed, plain = fake_server.requests[3:5]
+    assert streamed["stream"] is True and plain.get("stream") in (False, None)
+    store = SessionStore(load_settings().data_dir)
+    try:
+        (listed,) = store.list_sessions()
+        entries = store.load(listed.id).ledger.entries
+    finally:
+        store.close()
+    assert [(e.usage.input_tokens, e.usage.output_tokens) for e in entries
+            if e.purpose == "compaction"] == [(700, 21)]
 
 
 def real_window(reply: dict[str, Any]) -> Any:
@@ -155,7 +188,7 @@ def test_manual_compact_steps_down_when_the_real_server_rejects_the_summary_requ
     assert [m.text for m in old if m.metadata.agent_visible] in ([], ["Noted again."])
     summary = next(m for m in after if m.metadata.is_summary)
     # the model's raw, non-JSON text kept first (an extractive summary follows a reply this tiny)
-    assert summary.text.startswith("Say hello.")
+    assert summary.text.startswith(quoted_reply("Say hello."))
     summary_calls = fake_server.requests[2:]
     rejected, accepted = summary_calls[0], summary_calls[-1]
     assert len(json.dumps(accepted["messages"])) < len(json.dumps(rejected["messages"]))
@@ -199,7 +232,7 @@ def test_a_window_the_server_states_replaces_a_wrong_configured_limit(
     messages = stored_messages("big")
     assert messages[-1].role == "assistant" and messages[-1].text == "Say hello."
     summary = next(m for m in messages if m.metadata.is_summary)
-    assert summary.text.startswith("Say hello.")
+    assert summary.text.startswith(quoted_reply("Say hello."))
     accepted = [r for r in fake_server.requests
                 if len(json.dumps(r["messages"]).split()) <= 4096]
     assert len(accepted) == 3  # first turn, the summary, the retried step

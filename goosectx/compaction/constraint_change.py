@@ -9,10 +9,11 @@ Two things make that list wrong without this module:
   ``File "x.py", line 3``, pytest's ``E   …``, a ``>>>`` prompt) is no constraint
   (:func:`request_lines`);
 * a rule changes: "forget the 79 character limit, keep lines at 100" or "you may now edit
-  tests/" — a line that lifts or changes an earlier rule (:data:`CHANGE`) is listed after it,
-  even when it states no requirement itself, and the earlier line it names (a number, a path,
-  a quoted word, or two words of it) is marked :data:`SUPERSEDED` (:func:`settled`); a change
-  line that names no listed rule is not listed (unless it states one).
+  tests/" — a line that lifts or changes an earlier rule (:data:`CHANGE`) is listed right
+  after it, even when it states no requirement itself, and the earlier sentence it names (a
+  number, a path, a quoted word, or two words of it) is marked :data:`SUPERSEDED` — the other
+  sentences of that line stay rules (:func:`settled`); a change line that names no listed rule
+  is not listed (unless it states one).
 """
 
 from __future__ import annotations
@@ -145,11 +146,18 @@ def _names(change: tuple[set[str], set[str]], rule: tuple[set[str], set[str]]) -
     return bool(change[0] & rule[0]) or len(change[1] & rule[1]) >= 2
 
 
+_SENTENCE_END = LazyPattern(r"(?<=[.!?;])\s+(?=\S)")
+"""Where a line's sentences part: after ``.``, ``!``, ``?`` or ``;`` and white space (a file
+name's dot is followed by a letter: ``secrets.cfg`` stays whole)."""
+
+
 def settled(constraints: Sequence[str], is_constraint: Callable[[str], object]) -> list[str]:
     """``constraints`` (oldest first) as they stand now.
 
-    Each line once (a mark an earlier summary added is not part of it); a line that a later
-    :data:`CHANGE` line names ends with :data:`SUPERSEDED`; a change line that names no
+    Each line once (a mark an earlier summary added is not part of it). In a line that a later
+    :data:`CHANGE` line names, the sentences it names end with :data:`SUPERSEDED` (the whole
+    line when no one sentence is named) and the rest stay rules, each on its own line; the
+    change line comes right after the last sentence it names. A change line that names no
     earlier line and is no constraint (``is_constraint``) itself is left out.
     """
     lines: list[str] = []
@@ -163,13 +171,33 @@ def settled(constraints: Sequence[str], is_constraint: Callable[[str], object]) 
     if not changes:
         return lines
     subjects = [_subject(line) for line in lines]
-    gone: set[int] = set()
-    keep_change: set[int] = set()
+    pieces: dict[int, list[list[str]]] = {}  # a named line's sentences: [text, mark]
+    after: dict[tuple[int, int], list[int]] = {}  # (line, sentence) → change lines after it
     for at in changes:
         named = [j for j in range(at) if _names(subjects[at], subjects[j])]
-        gone.update(named)
-        if named:
-            keep_change.add(at)
+        for j in named:
+            parts = pieces.setdefault(j, [[p, ""] for p in _SENTENCE_END.split(lines[j])])
+            hit = [k for k, part in enumerate(parts) if _names(subjects[at], _subject(part[0]))]
+            for k in hit or range(len(parts)):
+                parts[k][1] = SUPERSEDED
+            if j == named[-1]:
+                after.setdefault((j, (hit or [len(parts) - 1])[-1]), []).append(at)
+    moved = {c for cs in after.values() for c in cs}
+    out: list[str] = []
+
+    def put(at: int) -> None:
+        parts = pieces.get(at) or [[lines[at], ""]]
+        whole = len(parts) == 1 or all(mark for _, mark in parts)  # one line, as written
+        if whole:
+            out.append(lines[at] + parts[0][1])
+        for k, (text, mark) in enumerate(parts):
+            if not whole:
+                out.append(text + mark)
+            for c in after.get((at, k), ()):
+                put(c)
+
     change_set = set(changes)
-    return [line + (SUPERSEDED if at in gone else "") for at, line in enumerate(lines)
-            if at not in change_set or at in keep_change or is_constraint(line)]
+    for at, line in enumerate(lines):
+        if at not in moved and (at not in change_set or is_constraint(line)):
+            put(at)
+    return out

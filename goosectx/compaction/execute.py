@@ -48,7 +48,7 @@ from goosectx.compaction.summarize import (
     model_summary,
     summarising_text,
 )
-from goosectx.compaction.summary import render_markdown
+from goosectx.compaction.summary import quoted_reply, render_markdown
 from goosectx.compaction.tail import Split
 from goosectx.conversation import Conversation, Message, SystemNotification
 from goosectx.errors import (
@@ -234,7 +234,9 @@ def execute(
             messages, max_tokens=max(MIN_BENEATH_TOKENS, min(extractive_tokens, room)),
             counter=counter, memo=working.scan_memo, answered=working.answered,
             tail=working.tail, copied=working.copied()))
-        summary = replace(summary, text=f"{summary.text}\n\n{extractive}")
+        summary = replace(summary, text=f"{quoted_reply(summary.text)}\n\n{extractive}")
+    elif not summary.parsed:  # a long reply in no requested format: kept, said to be quoted
+        summary = replace(summary, text=quoted_reply(summary.text))
     if _is_set(cancel):
         yield Notification("inline", cancelled_text(trigger))
         return

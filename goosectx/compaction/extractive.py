@@ -38,6 +38,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from typing import Literal
 
 from goosectx.compaction.carry import (
     ANSWERED_NEXT_STEP,
@@ -115,7 +116,8 @@ def extractive_summary(
             there fixed reads ``(later passed)``.
         copied: Ids of the messages of ``messages`` the model keeps a copy of after the
             summary (``Split.copied``): a newest request among them is referred to by the
-            next step (:data:`FOLLOWS`), not quoted again (fresh19b #07).
+            next step (:data:`FOLLOWS`), not quoted again (fresh19b #07). Its identity
+            counts, not its text: an answered request that reads as the new one is no copy.
 
     Returns:
         The summary. Its rendering fits ``max_tokens`` unless the newest user request (cut to
@@ -127,7 +129,10 @@ def extractive_summary(
     if tail:
         facts = _after_tail(facts, tail, ScanMemo() if memo is None else memo)
     counts = PieceCounts(counter)  # each piece is tokenised once, whatever the levels tried
-    kept = _kept_texts(messages, copied) if copied else frozenset()
+    kept: _Kept = ("newest" if copied and facts.requests
+                   and _newest_copied(messages, copied, facts.requests[-1]) else "")
+    if facts.answered and not answered and any(m.is_user_request for m in tail):
+        kept = "next"  # a new request follows the answered head: it is the next step
     levels = _LEVELS[_first_level(facts, max_tokens):]
     summary = _built(facts, levels[0], counts, kept)
     for limits in levels[1:]:
@@ -137,20 +142,22 @@ def extractive_summary(
     return summary
 
 
-def _kept_texts(messages: Sequence[Message], copied: frozenset[str]) -> frozenset[str]:
-    """The request texts (as the scan records them) of the ``copied`` ones of ``messages``.
+_Kept = Literal["", "newest", "next"]
+"""Which request the model reads after the summary: ``newest`` (a copy of the summarised part's
+newest request), ``next`` (a request newer than the answered summarised part), or ``""``."""
 
-    Looked for from the newest back: the copies are of the newest requests.
+
+def _newest_copied(messages: Sequence[Message], copied: frozenset[str], newest: str) -> bool:
+    """Whether the message holding the newest request (``newest``) is one of ``copied``.
+
+    That message is the newest user message with the text as the scan records it, never an
+    older one with the same words (nor a re-sent text merged into an earlier summary: no copy).
     """
-    texts: list[str] = []
-    left = set(copied)
     for m in reversed(messages):
-        if m.id in left:
-            left.discard(m.id)
-            texts += [p.text.strip() for p in m.content if isinstance(p, TextContent)]
-            if not left:
-                break
-    return frozenset(texts)
+        if m.role == "user" and any(isinstance(p, TextContent) and p.text.strip() == newest
+                                    for p in m.content):
+            return m.id in copied
+    return False
 
 
 def _after_tail(facts: Facts, tail: Sequence[Message], memo: ScanMemo) -> Facts:
@@ -182,7 +189,7 @@ def _first_level(facts: Facts, max_tokens: int) -> int:
 
 # -- building ------------------------------------------------------------------------------------
 def _built(facts: Facts, limits: _Limits, counts: PieceCounts,
-           kept: frozenset[str]) -> StructuredSummary:
+           kept: _Kept) -> StructuredSummary:
     """:func:`_build`; with a counter that batches, its cuts are made first, together."""
     if counts.batches:
         counts.collecting = []
@@ -217,7 +224,7 @@ def _block(text: str, max_tokens: int | None, counter: PieceCounts) -> str:
 
 
 def _build(facts: Facts, limits: _Limits, counter: PieceCounts,
-           kept: frozenset[str]) -> StructuredSummary:
+           kept: _Kept) -> StructuredSummary:
     summary = StructuredSummary()
     if facts.intent or facts.requests:  # an earlier summary's intent is the task's
         summary.user_intent = _block(facts.intent or facts.requests[0], limits.intent_tokens,
@@ -229,7 +236,7 @@ def _build(facts: Facts, limits: _Limits, counter: PieceCounts,
             and summary.user_intent != requests[0]):
         requests = []  # a long only request: the intent (shortened) and next step say it
     if requests:
-        newest = len(requests) - 1 if requests[-1] in kept else None  # the model reads it
+        newest = len(requests) - 1 if kept == "newest" else None  # the model reads it
         summary.user_messages = [  # only the picked ones are shortened (and counted)
             r if i is None else _shorten(r, _item_tokens(limits.item_tokens, i == newest),
                                          counter)
@@ -301,13 +308,15 @@ summary (verbatim or elided): quoting it too would send it twice."""
 
 
 def _next_step(facts: Facts, limits: _Limits, counter: PieceCounts,
-               kept: frozenset[str]) -> str:
+               kept: _Kept) -> str:
     """The newest request, or the earlier summary's next step when no request came after it.
 
     Its request (an extractive summary's next step) is said again as answered or not, as the
-    messages after it left it; a model's next step is kept as it wrote it. A request in
-    ``kept`` (the texts the model keeps a copy of after the summary) is referred to, not quoted.
+    messages after it left it; a model's next step is kept as it wrote it. A request the model
+    reads after the summary (``kept``) is referred to, not quoted.
     """
+    if kept == "next":
+        return f"Continue with {FOLLOWS}."
     carried = facts.next_step
     newest = facts.requests[-1] if facts.requests else ""
     carried = carried.removeprefix(_EARLIER).strip()  # said again below if still so
@@ -319,7 +328,7 @@ def _next_step(facts: Facts, limits: _Limits, counter: PieceCounts,
     if carried:
         return ((_EARLIER + "\n\n" if facts.answered else "")
                 + _block(carried, limits.next_tokens, counter))
-    if newest in kept:
+    if kept == "newest":
         return (f"{ANSWERED_NEXT_STEP} It was {FOLLOWS}." if facts.answered
                 else f"Continue with {FOLLOWS}.")
     return ((_ANSWERED if facts.answered else _NEWEST) + "\n\n"

@@ -4,7 +4,9 @@ Models wrap JSON in prose and fences, put numbers or objects where strings belon
 keys of their own. The rules: take the last fenced JSON block, else the first balanced
 ``{…}`` (``[…]`` for note lists); where a string is expected, numbers and booleans become
 their JSON text, objects become ``k: v; …`` and lists are joined; blank items are dropped;
-unknown keys are kept. When nothing usable parses the caller keeps the raw text — a summary
+unknown keys are kept. A field no such reading fits — ``files`` that are no list or object (or
+list a number), a list field that is a number or a boolean — is a reply in the wrong format
+(:func:`parse_summary`). When nothing usable parses the caller keeps the raw text — a summary
 is never lost to a parse error.
 """
 
@@ -182,6 +184,20 @@ _ANALYSIS = re.compile(r"<analysis>.*?(</analysis>|$)", re.DOTALL | re.IGNORECAS
 _KNOWN_FIELDS = frozenset((*_STRING_FIELDS, *_LIST_FIELDS, "files"))
 
 
+def _wrong_types(data: dict[str, Any]) -> bool:
+    """True when a known field holds what no lenient reading makes a summary of.
+
+    ``files`` must be a list (of objects or paths) or an object (path → summary); a list
+    field must not be a bare number or boolean (a count where items belong).
+    """
+    files = data.get("files")
+    if files is not None and (not isinstance(files, list | dict) or isinstance(files, list)
+                              and any(not isinstance(f, str | dict) for f in files
+                                      if f is not None)):
+        return True
+    return any(isinstance(data.get(key), bool | int | float) for key in _LIST_FIELDS)
+
+
 def summary_json(text: str) -> Any:
     """The JSON a summary reply carries where a summary may stand, or ``None``.
 
@@ -207,15 +223,16 @@ def summary_json(text: str) -> Any:
 def parse_summary(text: str) -> StructuredSummary | None:
     """Parse a summariser's reply; ``None`` when nothing usable parses (keep the raw text).
 
-    Only JSON where :func:`summary_json` accepts it counts; an object with no known field, or
-    whose known fields normalise to nothing (``{"status": "ok"}``), is not a summary.
+    Only JSON where :func:`summary_json` accepts it counts; an object with no known field,
+    one whose known fields normalise to nothing (``{"status": "ok"}``), or one with a field of
+    the wrong type (``"files": "notalist"``, :func:`_wrong_types`) is not a summary.
     """
     data = summary_json(text)
     if isinstance(data, dict) and len(data) == 1:
         inner = next(iter(data.values()))
         if isinstance(inner, dict) and next(iter(data)) in ("summary", "conversation_summary"):
             data = inner
-    if not isinstance(data, dict) or not _KNOWN_FIELDS & set(data):
+    if not isinstance(data, dict) or not _KNOWN_FIELDS & set(data) or _wrong_types(data):
         return None
     summary = summary_from_dict(data)
     known = StructuredSummary(**{k: getattr(summary, k) for k in _KNOWN_FIELDS})

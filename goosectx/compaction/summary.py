@@ -6,6 +6,7 @@ extractive one) fill this same structure and render it the same way.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -74,11 +75,12 @@ class StructuredSummary:
 
 
 def _render_extra(value: Any) -> str:
+    """An unknown key's JSON value as text: ``null`` items left out, ``true`` as JSON says it."""
     if isinstance(value, list):
-        return "\n".join(f"- {_render_extra(v)}" for v in value)
+        return "\n".join(f"- {_render_extra(v)}" for v in value if v is not None)
     if isinstance(value, dict):
-        return "; ".join(f"{k}: {_render_extra(v)}" for k, v in value.items())
-    return str(value)
+        return "; ".join(f"{k}: {_render_extra(v)}" for k, v in value.items() if v is not None)
+    return json.dumps(value) if isinstance(value, bool) else str(value)
 
 
 def render_markdown(summary: StructuredSummary) -> str:
@@ -107,3 +109,21 @@ def render_markdown(summary: StructuredSummary) -> str:
             continue
         lines += ["", f"## {key.replace('_', ' ').capitalize()}", "", _render_extra(value)]
     return "\n".join(lines).rstrip() + "\n"
+
+
+UNPARSED_LABEL = ("The summariser's reply did not follow the requested format; its text, "
+                  "quoted as it came:")
+"""Opens a summary that is the model's unparsed reply (:func:`quoted_reply`)."""
+
+
+def quoted_reply(text: str) -> str:
+    """A summariser's unparsed reply as the summary holds it: labelled, then fenced.
+
+    The label comes first, so no line of the reply (``[user] …``, a ``# Conversation Summary``
+    of its own) opens the model's view of the summary, and the fence is longer than any run of
+    backticks in the reply, so no line of it closes the quote.
+    """
+    fence = "```"
+    while fence in text:
+        fence += "`"
+    return f"{UNPARSED_LABEL}\n\n{fence}text\n{text.strip()}\n{fence}"
