@@ -103,7 +103,7 @@ INTERPRETER = re.compile(r"(python|pypy|node|nodejs|bun|perl|ruby|php|lua|luajit
                           r"|osascript|pwsh|powershell|julia|elixir|erl|guile|racket|sbcl|clisp"
                           r"|groovy|emacs)[\d.]*[a-z]?")
 _AWK = frozenset({"awk", "gawk", "mawk", "nawk", "busybox-awk"})
-_CODE_FLAGS = {"python": "c", "pypy": "c", "node": "ep", "nodejs": "ep", "bun": "e",
+_CODE_FLAGS = {"python": "c", "pypy": "c", "node": "ep", "nodejs": "ep", "bun": "ep",
                "perl": "eE", "ruby": "e", "php": "rBRE", "lua": "e", "luajit": "e",
                "Rscript": "e", "osascript": "e", "pwsh": "c", "powershell": "c", "julia": "eE",
                "elixir": "e", "erl": "", "guile": "c", "racket": "e", "sbcl": "", "clisp": "x",
@@ -225,6 +225,9 @@ COMPUTED = "\0computed"
 _VALUED = {"python": "WXQ", "pypy": "WXQ", "perl": "I", "ruby": "IrCEFKTUWx",
            "node": "r", "nodejs": "r", "bun": "r", "php": "cdzt", "lua": "l", "luajit": "lj"}
 """Interpreters' options that take the next word as their value (``python3 -W ignore``)."""
+_UNCLUSTERED = frozenset({"node", "nodejs", "bun"})
+"""Interpreters whose code options take no glued value: ``node -pe CODE`` (``--print
+--eval``), ``-ep``, ``bun -pe``: a word holding a code letter takes the next word as its code."""
 _ATTACHED = {"perl": "iMmCdDFx"}
 """Options whose value, if any, is the rest of their word only (``perl -i.bak``, ``-MPOSIX``)."""
 _PERL_DIGITS = re.compile(r"l[0-7]*|0(?:[xX][0-9a-fA-F]*|[0-7]*)")
@@ -313,6 +316,9 @@ def inline_code(name: str, args: list[str], fed: bool = True) -> str | None:
             maybe_value = -1 if equals or after is None or after.startswith("-") or reads_stdin(
                 after, fed) else i + 1
             i += 1
+        elif family in _UNCLUSTERED and any(c in letters for c in option[1:]):
+            value = attached if equals else value_at(args, i + 1)  # node -pe CODE
+            i += 1 if equals else 2
         else:  # -lne CODE: the letters before a valued one are flags
             cluster = [*args[:i], _without_digit_options(word), *args[i + 1:]] if (
                 family == "perl") else args
@@ -321,8 +327,6 @@ def inline_code(name: str, args: list[str], fed: bool = True) -> str | None:
             i = short.next
         if value is not None:
             codes.append(value)
-    if not codes and skipped:  # node --inspect x.js: x.js was the script
-        return "\n".join(loaded) or None
     if not codes and skipped:  # node --inspect x.js: x.js was the script
         return "\n".join(loaded) or None
     return ("\n".join(codes + loaded) if codes else "") or STDIN
