@@ -30,6 +30,7 @@ from goosectx.code_options import (
 )
 from goosectx.code_options import STDIN as CODE_STDIN
 from goosectx.git_config_writes import writes_git_config
+from goosectx.line_options import cluster_lines
 from goosectx.option_table import OPTIONS, Does, long_options
 from goosectx.option_writes import option_writes
 from goosectx.protected_paths import Where
@@ -154,14 +155,6 @@ def runner_starts(name: str, args: list[str], computed: list[bool]) -> list[int]
     return starts
 
 
-_LINE_OPTIONS = {
-    "tar": ("-I", "-F"), "rsync": ("-e",), "zip": ("-TT",),
-    "flock": ("-c",), "xe": ("-s",),
-    **dict.fromkeys(("nc", "ncat", "netcat", "nc.traditional"), ("-e", "-c")),
-}
-"""Options whose value is a command line the program runs (``tar -I 'zstd -19'``, ``nc -e
-/bin/rm``, ``ncat -c 'CMD'``, ``xe -s 'CMD'``; long ones:
-:data:`goosectx.shell_options.COMMAND_OPTIONS`)."""
 _SETS_VARIABLES = DECLARATIONS | {"env"}
 VIM = re.compile(r"(?:[gr]?(?:vim|view)|vi|ex|nvim|vimdiff)(?:\.(?:tiny|basic|nox|gtk3?))?")
 """Every name vim answers to (``vim.tiny``, ``rview``, ``nvim``): its ``-c '!CMD'`` runs CMD
@@ -171,8 +164,9 @@ VIM = re.compile(r"(?:[gr]?(?:vim|view)|vi|ex|nvim|vimdiff)(?:\.(?:tiny|basic|no
 def option_lines(name: str, args: list[str]) -> list[str]:
     """Command lines a program runs from its options' values.
 
-    :data:`_LINE_OPTIONS` and :func:`goosectx.shell_options.option_commands` (``--to-comm=…``:
-    any prefix getopt takes), git's (:func:`goosectx.shell_git.git_lines`), a command variable
+    :func:`goosectx.line_options.cluster_lines` (``rsync -avze CMD``) and
+    :func:`goosectx.shell_options.option_commands` (``--to-comm=…``: any prefix getopt
+    takes), git's (:func:`goosectx.shell_git.git_lines`), a command variable
     ``env`` or ``export`` sets (:func:`goosectx.shell_git.variable_lines`), an editor's ``-c
     '!cmd'`` / ``+'!cmd'`` (vim runs the shell command), and ``sg GROUP 'CMD'`` (sg runs its
     second operand with ``sh -c``).
@@ -197,18 +191,7 @@ def option_lines(name: str, args: list[str]) -> list[str]:
                 if command.startswith("!") or command.startswith(("r !", "r!", "w !", "w!")):
                     lines.append(command.split("!", 1)[1])
         return lines
-    for i, word in enumerate(args):
-        for option in _LINE_OPTIONS.get(name, ()):
-            if word == option:
-                value = value_at(args, i + 1)
-            elif word.startswith(option + "=") or (option.startswith("-") and len(option) == 2
-                                                   and word.startswith(option) and word != option):
-                value = word[len(option):].removeprefix("=")
-            else:
-                continue
-            if value:
-                lines.append(value)
-    return [*lines, *option_commands(name, args), *package_lines(name, args),
+    return [*cluster_lines(name, args), *option_commands(name, args), *package_lines(name, args),
             *transfer_lines(name, args), *watch_lines(name, args),  # scp -o ProxyCommand=…
             *given_lines(name, args)]  # socat - EXEC:'rm x', gh alias set --shell
 
