@@ -154,7 +154,11 @@ _PATHSPEC = (Option(Does.LIST, longs=("--pathspec-from-file",)),)
 overwrites, deletes or commits the files F names."""
 _PROGRAM_FILE = (Option(Does.RUNS_FILE, longs=("--file",), letters="f"),)
 _MAKEFILE = (Option(Does.RUNS_FILE, longs=("--file", "--makefile"), letters="f"),)
-_TARGET_DIR = (Option(Does.INTO, longs=("--target-directory",), words=("-t",)),)
+_TARGET_DIR = (Option(Does.INTO, longs=("--target-directory",), letters="t", valued="S"),)
+_INSTALL = (Option(Does.INTO, longs=("--target-directory",), letters="t", valued="gmoS"),)
+"""``cp|mv|ln -t DIR`` / ``install -t DIR``, in a cluster too, its value glued or the next word
+as getopt reads it (``-vt DIR``, ``-t.git/hooks``; ``-ta D`` is ``-t a``); the letters before
+it that take a value (``-S SUFFIX``, install's ``-g``, ``-m``, ``-o``) end the cluster."""
 _CARGO = (Option(Does.RUNS, longs=("--config",), letters="Z", valued="pjFC"),
           Option(Does.OUTPUT, longs=("--target-dir",)),
           Option(Does.OUTPUT, longs=("--logfile",), starts=("--logfile",)))
@@ -277,7 +281,7 @@ OPTIONS: dict[str, tuple[Option, ...]] = {
     "make": _MAKEFILE, "gmake": _MAKEFILE,
     "sed": _PROGRAM_FILE, "gsed": _PROGRAM_FILE,
     **dict.fromkeys(("awk", "gawk", "mawk", "nawk", "busybox-awk"), _PROGRAM_FILE),
-    "cp": _TARGET_DIR, "mv": _TARGET_DIR, "install": _TARGET_DIR, "ln": _TARGET_DIR,
+    "cp": _TARGET_DIR, "mv": _TARGET_DIR, "install": _INSTALL, "ln": _TARGET_DIR,
     "cargo": _CARGO, "go": _GO, "go env": (Option(Does.RUNS, flags=("w", "u")),),
     "mypy": _MYPY, "dmypy": _MYPY, "tsc": _TSC,
     "ruff": (*_LINTER_OUTPUT, Option(Does.ARGUMENTS, starts=("@",))), "eslint": _LINTER_OUTPUT,

@@ -30,6 +30,7 @@ from goosectx.code_options import (
 )
 from goosectx.code_options import STDIN as CODE_STDIN
 from goosectx.git_config_writes import writes_git_config
+from goosectx.line_options import cluster_lines
 from goosectx.option_table import OPTIONS, Does, long_options
 from goosectx.option_writes import option_writes
 from goosectx.protected_paths import Where
@@ -103,7 +104,7 @@ INTERPRETER = re.compile(r"(python|pypy|node|nodejs|bun|perl|ruby|php|lua|luajit
                           r"|osascript|pwsh|powershell|julia|elixir|erl|guile|racket|sbcl|clisp"
                           r"|groovy|emacs)[\d.]*[a-z]?")
 _AWK = frozenset({"awk", "gawk", "mawk", "nawk", "busybox-awk"})
-_CODE_FLAGS = {"python": "c", "pypy": "c", "node": "ep", "nodejs": "ep", "bun": "e",
+_CODE_FLAGS = {"python": "c", "pypy": "c", "node": "ep", "nodejs": "ep", "bun": "ep",
                "perl": "eE", "ruby": "e", "php": "rBRE", "lua": "e", "luajit": "e",
                "Rscript": "e", "osascript": "e", "pwsh": "c", "powershell": "c", "julia": "eE",
                "elixir": "e", "erl": "", "guile": "c", "racket": "e", "sbcl": "", "clisp": "x",
@@ -154,14 +155,6 @@ def runner_starts(name: str, args: list[str], computed: list[bool]) -> list[int]
     return starts
 
 
-_LINE_OPTIONS = {
-    "tar": ("-I", "-F"), "rsync": ("-e",), "zip": ("-TT",),
-    "flock": ("-c",), "xe": ("-s",),
-    **dict.fromkeys(("nc", "ncat", "netcat", "nc.traditional"), ("-e", "-c")),
-}
-"""Options whose value is a command line the program runs (``tar -I 'zstd -19'``, ``nc -e
-/bin/rm``, ``ncat -c 'CMD'``, ``xe -s 'CMD'``; long ones:
-:data:`goosectx.shell_options.COMMAND_OPTIONS`)."""
 _SETS_VARIABLES = DECLARATIONS | {"env"}
 VIM = re.compile(r"(?:[gr]?(?:vim|view)|vi|ex|nvim|vimdiff)(?:\.(?:tiny|basic|nox|gtk3?))?")
 """Every name vim answers to (``vim.tiny``, ``rview``, ``nvim``): its ``-c '!CMD'`` runs CMD
@@ -171,8 +164,9 @@ VIM = re.compile(r"(?:[gr]?(?:vim|view)|vi|ex|nvim|vimdiff)(?:\.(?:tiny|basic|no
 def option_lines(name: str, args: list[str]) -> list[str]:
     """Command lines a program runs from its options' values.
 
-    :data:`_LINE_OPTIONS` and :func:`goosectx.shell_options.option_commands` (``--to-comm=…``:
-    any prefix getopt takes), git's (:func:`goosectx.shell_git.git_lines`), a command variable
+    :func:`goosectx.line_options.cluster_lines` (``rsync -avze CMD``) and
+    :func:`goosectx.shell_options.option_commands` (``--to-comm=…``: any prefix getopt
+    takes), git's (:func:`goosectx.shell_git.git_lines`), a command variable
     ``env`` or ``export`` sets (:func:`goosectx.shell_git.variable_lines`), an editor's ``-c
     '!cmd'`` / ``+'!cmd'`` (vim runs the shell command), and ``sg GROUP 'CMD'`` (sg runs its
     second operand with ``sh -c``).
@@ -197,18 +191,7 @@ def option_lines(name: str, args: list[str]) -> list[str]:
                 if command.startswith("!") or command.startswith(("r !", "r!", "w !", "w!")):
                     lines.append(command.split("!", 1)[1])
         return lines
-    for i, word in enumerate(args):
-        for option in _LINE_OPTIONS.get(name, ()):
-            if word == option:
-                value = value_at(args, i + 1)
-            elif word.startswith(option + "=") or (option.startswith("-") and len(option) == 2
-                                                   and word.startswith(option) and word != option):
-                value = word[len(option):].removeprefix("=")
-            else:
-                continue
-            if value:
-                lines.append(value)
-    return [*lines, *option_commands(name, args), *package_lines(name, args),
+    return [*cluster_lines(name, args), *option_commands(name, args), *package_lines(name, args),
             *transfer_lines(name, args), *watch_lines(name, args),  # scp -o ProxyCommand=…
             *given_lines(name, args)]  # socat - EXEC:'rm x', gh alias set --shell
 
@@ -225,6 +208,9 @@ COMPUTED = "\0computed"
 _VALUED = {"python": "WXQ", "pypy": "WXQ", "perl": "I", "ruby": "IrCEFKTUWx",
            "node": "r", "nodejs": "r", "bun": "r", "php": "cdzt", "lua": "l", "luajit": "lj"}
 """Interpreters' options that take the next word as their value (``python3 -W ignore``)."""
+_UNCLUSTERED = frozenset({"node", "nodejs", "bun"})
+"""Interpreters whose code options take no glued value: ``node -pe CODE`` (``--print
+--eval``), ``-ep``, ``bun -pe``: a word holding a code letter takes the next word as its code."""
 _ATTACHED = {"perl": "iMmCdDFx"}
 """Options whose value, if any, is the rest of their word only (``perl -i.bak``, ``-MPOSIX``)."""
 _PERL_DIGITS = re.compile(r"l[0-7]*|0(?:[xX][0-9a-fA-F]*|[0-7]*)")
@@ -313,6 +299,9 @@ def inline_code(name: str, args: list[str], fed: bool = True) -> str | None:
             maybe_value = -1 if equals or after is None or after.startswith("-") or reads_stdin(
                 after, fed) else i + 1
             i += 1
+        elif family in _UNCLUSTERED and any(c in letters for c in option[1:]):
+            value = attached if equals else value_at(args, i + 1)  # node -pe CODE
+            i += 1 if equals else 2
         else:  # -lne CODE: the letters before a valued one are flags
             cluster = [*args[:i], _without_digit_options(word), *args[i + 1:]] if (
                 family == "perl") else args
@@ -321,8 +310,6 @@ def inline_code(name: str, args: list[str], fed: bool = True) -> str | None:
             i = short.next
         if value is not None:
             codes.append(value)
-    if not codes and skipped:  # node --inspect x.js: x.js was the script
-        return "\n".join(loaded) or None
     if not codes and skipped:  # node --inspect x.js: x.js was the script
         return "\n".join(loaded) or None
     return ("\n".join(codes + loaded) if codes else "") or STDIN

@@ -17,6 +17,7 @@ from rules_support import action
 from test_repl import CTRL_D, ENTER, World
 
 from goosectx import (
+    line_options,
     shell_builtins,
     shell_databases,
     shell_git,
@@ -49,7 +50,7 @@ def _programs() -> set[str]:
              | shell_wrappers.STARTERS | shell_wrappers.FD | shell_terminals.TERMINALS
              | (runners.RUNNERS - runners.SUBCOMMAND_RUNNERS.keys())
              | (runners.LINE_RUNNERS - runners.SUBCOMMAND_RUNNERS.keys()) | set(runners.SU_LIKE)
-             | runners._LINE_OPTIONS.keys() | runners._FILE_PROGRAMS.keys() | runners._AWK
+             | line_options.LINE_OPTIONS.keys() | runners._FILE_PROGRAMS.keys() | runners._AWK
              | runners._CODE_FLAGS.keys() | shell_options.COMMAND_OPTIONS.keys()
              | shell_options.PROGRAM_OPTIONS.keys() | shell_pagers.PAGERS
              | shell_databases.DATABASES | shell_transfers._VALUED.keys()
