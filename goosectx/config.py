@@ -35,6 +35,7 @@ from goosectx.config_values import (
 from goosectx.errors import ConfigError
 from goosectx.extension_settings import ExtensionSettings, apply_extension_settings
 from goosectx.permission_rules import PermissionRules, parse_permissions
+from goosectx.plain_record import plain_record
 
 # The value parsers live in goosectx/config_values.py; callers import them from here too.
 __all__ = [
@@ -73,7 +74,7 @@ _MODEL_KEYS = {"context_limit", "manages_own_context", "api_base", "api_key_env"
                "max_output_tokens", "tool_choice", "supports_vision"}
 
 
-@dataclass(frozen=True, slots=True, eq=False, repr=False)  # compared, printed nowhere (a test)
+@plain_record  # read-only to mypy; compared, printed nowhere (a test)
 class ModelConfig:
     """Per-model settings from a ``[models."provider/name"]`` table.
 

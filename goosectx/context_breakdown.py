@@ -7,10 +7,10 @@ with :func:`breakdown`; docs/architecture.md §5.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from goosectx.conversation import Attachment, Message, TextContent, ToolResponse
+from goosectx.plain_record import plain_record
 
 if TYPE_CHECKING:
     from goosectx.tokens import TokenCounter
@@ -20,7 +20,7 @@ MENTION_KINDS = ("file", "resource")
 """Attachments of these kinds in a message the user typed are its ``@`` mentions."""
 
 
-@dataclass(frozen=True, slots=True, eq=False, repr=False)  # compared, printed nowhere (a test)
+@plain_record  # read-only to mypy; compared, printed nowhere (a test)
 class ContextBreakdown:
     """Token estimate of one full request, by category (for ``/context``).
 

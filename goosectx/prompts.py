@@ -23,11 +23,12 @@ import platform
 import stat
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from datetime import date
 from pathlib import Path
 
 from goosectx.config import ApprovalMode
+from goosectx.plain_record import plain_record
 from goosectx.sensitive import hard_links_why, resolve, sensitive_below
 
 INSTRUCTION_FILES = (".goosehints", "AGENTS.md", "CLAUDE.md")
@@ -80,7 +81,7 @@ _INSTRUCTIONS_HEADER = (
 )
 
 
-@dataclass(frozen=True, slots=True, eq=False, repr=False)  # compared, printed nowhere (a test)
+@plain_record  # read-only to mypy; compared, printed nowhere (a test)
 class SystemPrompt:
     """A built system prompt.
 
@@ -101,7 +102,7 @@ def find_repo_root(start: Path) -> Path | None:
     return None
 
 
-@dataclass(frozen=True, slots=True, eq=False, repr=False)  # compared, printed nowhere (a test)
+@plain_record  # read-only to mypy; compared, printed nowhere (a test)
 class InstructionScan:
     """The instruction files of one working dir: those read and those skipped.
 

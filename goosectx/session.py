@@ -23,6 +23,18 @@ def valid_session_id(value: object) -> bool:
     return isinstance(value, str) and SESSION_ID.fullmatch(value) is not None
 
 
+SHORTEST_REDACTED = 8
+"""No redaction changes a text shorter than this, characters: a name shorter is shown as is.
+
+The shortest secret redacted is :data:`goosectx.secret_names.MIN_SECRET_CHARS` long, and so
+is each form of one (:func:`goosectx.redaction.encodings`); a form matched in a text spans at
+least as many of its characters (each character written as it is or longer: percent-encoded,
+a backslash escape, a list item, terminal escapes between), a key's run at least
+:data:`goosectx.redaction_fragments.FRAGMENT_MIN_CHARS`. Not imported from there: that is
+the redaction's modules, a few ms a command that shows a short name never needs
+(tests/test_session_name_short.py derives the bound from those constants).
+"""
+
 NAME_MAX_CHARS = 64
 """The longest name a new session takes, characters (as long as an id may be)."""
 
@@ -328,6 +340,8 @@ class Session:
         """
         if not self.name:
             return self.id
+        if len(self.name) < SHORTEST_REDACTED:
+            return self.name  # (no redactor needed: its modules and set-up are ~4 ms)
         from goosectx.env_secrets import tool_output_redactor
         from goosectx.redaction import REDACTED
 

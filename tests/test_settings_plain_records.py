@@ -39,6 +39,10 @@ RECORDS = (Settings, ModelConfig, ExtensionSettings, Session, Conversation, Usag
            ContextLimit, TokenPrices, ContextBreakdown, SystemPrompt, InstructionScan,
            StoredScanState, OpenSession, RequestContext, Progress)
 
+READ_ONLY = (ModelConfig, ContextLimit, TokenPrices, ContextBreakdown, SystemPrompt,
+             InstructionScan, StoredScanState)
+"""``plain_record`` dataclasses (goosectx/plain_record.py): read-only to mypy, plain at run time."""
+
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning:pydantic")  # litellm's, not ours
 
 
@@ -46,11 +50,22 @@ def _refused(*_args: object) -> object:
     raise AssertionError("a plain record was compared, hashed or printed")
 
 
+def _set_once(record: object, name: str, value: object) -> None:
+    """A field set by ``__init__``; set again, a record was changed (mypy reads them frozen)."""
+    if hasattr(record, name):
+        raise AssertionError(f"{type(record).__name__}.{name} was changed")
+    object.__setattr__(record, name, value)
+
+
 def test_commands_never_compare_hash_or_print_the_plain_records(
         fake_model: FakeServer, workdir: object, capsys: pytest.CaptureFixture[str],
         monkeypatch: pytest.MonkeyPatch) -> None:
     for record in RECORDS:
         assert record.__eq__ is object.__eq__ and record.__repr__ is object.__repr__
+    for record in READ_ONLY:  # frozen to mypy only: nothing assigns to one at run time either
+        assert record.__setattr__ is object.__setattr__
+        monkeypatch.setattr(record, "__setattr__", _set_once)
+    for record in RECORDS:
         for method in ("__eq__", "__hash__", "__repr__"):
             monkeypatch.setattr(record, method, _refused)
     assert PermissionRules.__repr__ is object.__repr__

@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from goosectx.cli.collector import cycle_collector_paused, keep_out_of_collections
-from goosectx.cli.paste_command import pasteable
 from goosectx.cli.sanitize import one_line_safe
 from goosectx.config import Settings
 from goosectx.errors import GoosectxError, SessionNotFound, UsageError
@@ -88,6 +87,8 @@ def missing_working_dir(session: Session) -> str | None:
     path = session.working_dir
     if path.is_dir():
         return None
+    from goosectx.cli.paste_command import pasteable  # here: a working dir is nearly always there
+
     word = pasteable(str(path))
     how = "recreate it" + (f" (mkdir -p {word})" if word is not None else "")
     return one_line_safe(

@@ -65,7 +65,6 @@ from __future__ import annotations
 import re
 
 from goosectx.lazy_pattern import LazyPattern
-from goosectx.surrogates import whole_text
 
 __all__ = ["APPROVAL_MARKER", "BLANK_LOOKING", "SafeStream", "code_safe", "json_safe",
            "one_line_safe", "strip_csi", "terminal_safe", "terminal_safe_utf8"]
@@ -308,6 +307,8 @@ def json_safe(json_text: str) -> str:
     """
     if not _has_unsafe(json_text):
         return json_text
+    from goosectx.surrogates import whole_text  # here: most JSON texts have nothing to escape
+
     return (_tables or _built()).unsafe.sub(_json_escape, whole_text(json_text))
 
 

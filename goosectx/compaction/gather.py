@@ -43,7 +43,6 @@ from goosectx.compaction.prompts import CONTINUATION_TEXTS
 from goosectx.compaction.stated_step import carried_step, stated_step
 from goosectx.compaction.todos import TODO_TOOLS, checklist_todos, open_todos
 from goosectx.compaction.tool_errors import error_excerpt, ran_status
-from goosectx.compaction.undo_note import undone_files
 from goosectx.conversation import Message, TextContent, ToolRequest, ToolResponse
 from goosectx.shell_escape import INTRO as ESCAPE_INTRO
 
@@ -237,6 +236,8 @@ def _gather(messages: Sequence[Message], memo: ScanMemo, start: int) -> Facts:
             # first message's metadata, so each text part is also checked on its own. None of
             # these is a request: the last one stays answered (or pending) as it was.
             if text.startswith(UNDO_NOTE_START):  # the user's /undo: its files say so
+                from goosectx.compaction.undo_note import undone_files  # (here: rare)
+
                 for path, how in undone_files(text):
                     _undone(facts, path, how)
                 continue

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol, TypeAlias
 
 from goosectx.conversation import Message
+from goosectx.plain_record import plain_record
 
 if TYPE_CHECKING:  # the stream's items load with the first stream (a dry run makes none)
     from goosectx.providers.stream_items import ProviderResponse as ProviderResponse
@@ -46,7 +46,7 @@ STATED_LIMIT_SOURCE = "stated by the server when it rejected a request"
 N tokens"): it wins over a larger configured one."""
 
 
-@dataclass(frozen=True, slots=True, eq=False, repr=False)  # compared, printed nowhere (a test)
+@plain_record  # read-only to mypy; compared, printed nowhere (a test)
 class ContextLimit:
     """A context window and where the figure came from.
 
@@ -59,7 +59,7 @@ class ContextLimit:
     source: str
 
 
-@dataclass(frozen=True, slots=True, eq=False, repr=False)  # compared, printed nowhere (a test)
+@plain_record  # read-only to mypy; compared, printed nowhere (a test)
 class TokenPrices:
     """A model's list prices (litellm's cost map), US dollars per token.
 

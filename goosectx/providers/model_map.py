@@ -34,7 +34,9 @@ FILE_NAME = "litellm-model-info.json"
 MAP_FILE = "model_prices_and_context_window_backup.json"
 
 
+@cache
 def _map_path() -> Path | None:
+    """The bundled map file in litellm's package (found once: ~75 µs a look, three a dry run)."""
     spec = importlib.util.find_spec("litellm")
     if spec is None or not spec.submodule_search_locations:
         return None

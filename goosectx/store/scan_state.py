@@ -20,12 +20,12 @@ none. See docs/architecture.md §8.
 from __future__ import annotations
 
 import sqlite3
-from dataclasses import dataclass
 
+from goosectx.plain_record import plain_record
 from goosectx.store.database import StoreDatabase
 
 
-@dataclass(frozen=True, slots=True, eq=False, repr=False)  # compared, printed nowhere (a test)
+@plain_record  # read-only to mypy; compared, printed nowhere (a test)
 class StoredScanState:
     """A session's kept scan state as read before its messages (``data`` None: none)."""
 

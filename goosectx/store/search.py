@@ -27,7 +27,6 @@ from typing import TYPE_CHECKING
 
 from goosectx.errors import StoreError, UsageError
 from goosectx.store.database import StoreDatabase, stored_time
-from goosectx.store.search_index import index_pending, pending_count
 
 if TYPE_CHECKING:  # the search's own modules load with a search, not with every store
     from goosectx.store.search_hit import SearchHit
@@ -66,6 +65,8 @@ class SearchStore(StoreDatabase):
 
     def pending_for_index(self) -> int:
         """Imported messages not in the full-text index yet (the next search indexes them)."""
+        from goosectx.store.search_index import pending_count  # here: a command that searches
+
         with self._guard():
             return pending_count(self._conn)
 
@@ -81,6 +82,8 @@ class SearchStore(StoreDatabase):
         """
         if not self.pending_for_index():
             return 0
+        from goosectx.store.search_index import index_pending
+
         with self._transaction() as conn:
             return index_pending(conn)
 

@@ -42,7 +42,6 @@ from goosectx.store.messages import MessageStore
 from goosectx.store.rows import INSERT_MESSAGE, message_row, metadata_json
 from goosectx.store.scan_state import ScanStateStore
 from goosectx.store.search import SearchStore
-from goosectx.store.search_index import indexed_later
 from goosectx.store.session_lookup import SessionLookup
 from goosectx.stored_message import StoredMessage
 from goosectx.testhooks import pause_point
@@ -148,6 +147,8 @@ class SessionStore(MessageStore, LedgerStore, ExtensionRecordStore, SearchStore,
         if session.title is None:
             session.title = first_request_title(messages)
         counts = session.token_counts
+        from goosectx.store.search_index import indexed_later  # here: a new session's save only
+
         with self._page_cache(IMPORT_PAGE_CACHE_KIB), self._transaction() as conn:
             self._insert_session(conn, session)
             with indexed_later(conn, session.id):
