@@ -22,6 +22,7 @@ from itertools import takewhile
 
 from goosectx.awk_program import awk_runs, awk_texts
 from goosectx.code_options import (
+    IPYTHON,
     NODE_LOADERS,
     PYTHON_MODULE,
     UNREADABLE,
@@ -261,6 +262,8 @@ def inline_code(name: str, args: list[str], fed: bool = True) -> str | None:
         return _awk_program(args, fed)
     if name in ("sed", "gsed"):
         return _sed_script(args, fed)
+    if IPYTHON.fullmatch(name):  # ipython -c '!rm x': python -m IPython's
+        return module_code("IPython", args, fed)
     found = INTERPRETER.fullmatch(name)
     if found is None:
         return None
@@ -321,8 +324,6 @@ def inline_code(name: str, args: list[str], fed: bool = True) -> str | None:
             i = short.next
         if value is not None:
             codes.append(value)
-    if not codes and skipped:  # node --inspect x.js: x.js was the script
-        return "\n".join(loaded) or None
     if not codes and skipped:  # node --inspect x.js: x.js was the script
         return "\n".join(loaded) or None
     return ("\n".join(codes + loaded) if codes else "") or STDIN
