@@ -24,6 +24,8 @@ from goosectx.code_options import PYTHON_MODULE
 
 _SOCAT_RUNS = re.compile(r"(?i)(?:exec|system|shell):(.*)", re.DOTALL)
 """socat addresses whose parameter is a command it starts (``SHELL:`` since socat 1.8)."""
+_SOCAT_FILE = re.compile(r"(?i)(?:create|creat|open|gopen|file):(.*)", re.DOTALL)
+"""socat addresses whose parameter is a file it opens, and may create and write."""
 _GH_ALIAS_FLAGS = frozenset({"--shell", "-s", "--clobber"})
 _GH_COMMAND_KEYS = frozenset({"pager", "editor", "browser"})
 """gh settings whose value is a command line a later gh command runs."""
@@ -85,6 +87,13 @@ def _runner_module(args: list[str]) -> list[str]:
         if not word.startswith("-") or word == "-":
             return []  # the script
     return []
+
+
+def socat_files(args: list[str]) -> list[str]:
+    """The files ``socat ARGS`` opens to write: ``CREATE:F,perm=0755``, ``OPEN:F``, a bare path."""
+    files = [_socat_command(found[1]) for a in args if (found := _SOCAT_FILE.match(a))]
+    return [f for f in files if f] + [
+        _socat_command(a) for a in args if ":" not in a and "/" in a and not a.startswith("-")]
 
 
 def given_hidden(name: str, args: list[str]) -> str | None:
