@@ -39,11 +39,11 @@ _GLOBAL_CONFIG = re.compile(r"(?:^|.*/)(?:\.gitconfig|\.config/git/config)")
 _MAGIC = re.compile(r"[*?[{]")
 """A word with these is one bash may expand: braces, then a glob."""
 _RUN_TIME_GIT_DIR = re.compile(
-    r"\$\{?GIT_DIR\b|git-dir|git-common-dir|(?:\$\w+|\$\{[^}]*\}|\$\([^)]*\)|`[^`]*`)/+"
+    r"\$\{?GIT_(?:COMMON_)?DIR\b|(?:\$\w+|\$\{[^}]*\}|\$\([^)]*\)|`[^`]*`)/+"
     r"(?:config|HEAD|index|packed-refs|(?:hooks|refs|info|objects)(?:/.*)?)$")
 """A path bash makes at run time that may be in the git directory: one naming ``$GIT_DIR``
-or ``--git-dir``, or a variable or ``$(…)`` followed by what a git directory holds (``$d/config``,
-``"$(…)"/hooks/pre-commit``): the variable may be the git directory."""
+(``$GIT_COMMON_DIR``), or a variable or ``$(…)`` followed by what a git directory holds
+(``$d/config``, ``"$(…)"/hooks/pre-commit``): the variable may be the git directory."""
 _VENV_NAMES = frozenset({".venv", "venv"})
 _NESTED = frozenset({"modules", "worktrees"})  # .git/modules/NAME/hooks: a submodule's
 

@@ -16,12 +16,12 @@ ASKED = [
     'cp src/a.py "$(git rev-parse --git-dir)/hooks/pre-commit"',
     "cp src/a.py $GIT_DIR/hooks/pre-commit", 'cp src/a.py "${GIT_DIR}/config"',
     "echo x > $d/HEAD", "cp src/a.py `git rev-parse --git-dir`/hooks/x",
-    "cp src/a.py $d/hooks/",
+    "cp src/a.py $d/hooks/", "cp src/a.py $GIT_COMMON_DIR/hooks/x",
 ]
 STILL_RUN = [
     "cp src/a.py $OUT/a.py", "tee $HOME/.config/app/config < src/a.py",
     "echo x > $TMPDIR/out.txt", "for f in src/*.py; do cp $f build/; done",
-    'cp src/a.py "$(mktemp -d)/x"',
+    'cp src/a.py "$(mktemp -d)/x"', "cp src/a.py build/git-dir-notes/a",
 ]
 
 
