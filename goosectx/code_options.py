@@ -33,7 +33,7 @@ NODE_LOADERS = ("--import", "--loader", "--experimental-loader", "--require", "-
 ``data:`` URL is inline code."""
 
 
-STDIN_MODULES = frozenset({"pdb", "code", "asyncio"})
+STDIN_MODULES = frozenset({"pdb", "code", "asyncio", "IPython"})
 """Python modules that read commands or code from standard input (pdb's prompt, an
 interactive console): fed by a pipe or a here-document, that input is code too."""
 
@@ -47,7 +47,17 @@ def module_code(module: str, rest: list[str], fed: bool = True) -> str | None:
     """
     if module in STDIN_MODULES and fed:
         return STDIN
+    if module == "IPython":
+        return _IPYTHON_ESCAPE.sub(r"\1get_ipython().system(", "\n".join(rest))
     return "\n".join(rest) if module in CODE_MODULES else None
+
+
+IPYTHON = re.compile(r"ipython[\d.]*")
+"""IPython's own commands (``ipython``, ``ipython3``): read as ``python -m IPython``."""
+_IPYTHON_ESCAPE = re.compile(r"(?m)^([\w \t,]*=[ \t]*|[ \t]*)(?=[!%])")
+"""A line of IPython's that is no Python (``!rm x``, ``x = !ls``, ``%sx rm x``, ``%%bash``,
+``%run``): IPython runs it as ``get_ipython().system(…)`` or a magic, either of which may run
+a shell command, so it is read as one."""
 
 
 def data_code(value: str) -> str | None:

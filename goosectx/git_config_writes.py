@@ -18,12 +18,13 @@ from __future__ import annotations
 
 import re
 
-from goosectx.option_table import JUDGED_OUTPUT, OPTIONS, Does, Hit, option_hits
+from goosectx.option_table import JUDGED_OUTPUT, OPTIONS, Does, Hit, option_hits, table_name
 from goosectx.protected_paths import Where, git_dirs, names_git_dir, protected_write
 from goosectx.sed_script import SED, backups, in_place_files
 from goosectx.shell_dirs import chdir_dirs
 from goosectx.shell_git import git_subcommand
-from goosectx.shell_options import WGET_VALUED, long_option
+from goosectx.shell_given import socat_files
+from goosectx.shell_options import WGET_VALUED, long_option, short_value
 
 _COPIERS = frozenset({"cp", "mv", "install", "ln", "rsync", "scp"})
 _TARS = frozenset({"tar", "gtar", "bsdtar"})
@@ -95,6 +96,13 @@ def writes_git_config(name: str, args: list[str], where: Where | None = None) ->
         paths = _edited_in_place(name, args)  # perl -pi -e s/x/y/ .git/config
     elif name == "git" or name == "cpio":  # git worktree add D, cpio -p D: D is written into
         paths = _destination(name, args)
+    elif name == "socat":  # socat - CREATE:.git/hooks/x,perm=0755
+        paths = socat_files(args)
+    elif extracted := _extracted_into(*table_name(name, args)):  # unrar x a.rar .git/hooks/
+        paths = extracted
+    elif name == "pax" and _pax_renames(args):  # pax -r -s ',^,.git/,': names it makes up
+        return ("pax -r -s renames the files it extracts: it may write anywhere, a git hook or "
+                "config too")
     elif name in _VI:  # vim -c wq .git/config, ex -sc '%d|x' .git/HEAD: an editor's files
         paths = [a for k, a in enumerate(args) if a[:1] not in ("-", "+") and (
             k == 0 or args[k - 1] not in _VI_VALUED)]
@@ -111,6 +119,30 @@ def writes_git_config(name: str, args: list[str], where: Where | None = None) ->
         return (f"it hands the git directory or a file in it to what {name} runs, whose options "
                 "the rules do not read: it may write a hook or git config, or empty it")
     return None
+
+
+def _extracted_into(name: str, args: list[str]) -> list[str]:
+    """Where an extractor whose target is an operand writes, or ``[]``.
+
+    ``unrar x A [FILES] DIR/`` (each operand after the archive is judged), ``python -m
+    zipfile|tarfile -e A DIR``.
+    """
+    operands = [a for a in args if not a.startswith("-")]
+    if name in ("unrar", "rar") and operands[:1] and operands[0] in ("x", "e"):
+        return operands[2:]
+    if name in ("zipfile", "tarfile") and args[:1] and args[0] in ("-e", "--extract"):
+        return args[2:3]
+    return []
+
+
+def _pax_renames(args: list[str]) -> bool:
+    """True when ``pax ARGS`` extracts (``-r``) with ``-s`` rewriting the names it writes."""
+    letters = ""
+    for i, word in enumerate(args):
+        if word.startswith("-") and word != "--":
+            short = short_value(args, i, "bfopsxtT")
+            letters += short.flags + (short.letter or "")
+    return "r" in letters and "s" in letters
 
 
 def _saves_here(name: str, hits: list[Hit]) -> bool:

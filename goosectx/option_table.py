@@ -220,11 +220,12 @@ _ARCHIVE_INTO = {
     "cpio": (Option(Does.LIST, longs=("--create", "--pass-through"), letters="op"),
              Option(Does.INTO, longs=("--directory",), letters="D", valued="CDEFHIMOR")),
     "ar": (Option(Does.INTO, longs=("--output",)),),
+    **dict.fromkeys(("7z", "7za", "7zz", "7zr"), (Option(Does.INTO, letters="o", valued="o"),)),
     "zip": (Option(Does.LIST, longs=("--names-stdin",), letters="@"),
             Option(Does.OUTPUT, longs=("--output-file",), words=("-O",))),
 }
-"""The dir ``unzip -d``, ``cpio -D``, ``ar x --output`` extract into; the file ``zip -O``
-writes."""
+"""The dir ``unzip -d``, ``cpio -D``, ``ar x --output``, ``7z x -oDIR`` extract into; the
+file ``zip -O`` writes."""
 _WRITTEN_FILES = {
     "sdiff": (Option(Does.OUTPUT, longs=("--output",), letters="o", valued="oIw"),),
     **dict.fromkeys(("gpg", "gpg2"), (Option(Does.OUTPUT, longs=("--output",), letters="o",
@@ -309,7 +310,8 @@ KNOWN: dict[str, frozenset[str]] = {"pytest": _PYTEST_KNOWN, "py.test": _PYTEST_
 """Per program, its option strings that, written whole, are themselves and no prefix of
 another (getopt and argparse take an exact match first)."""
 _PYTHON = re.compile(r"python[0-9.]*")
-MODULES = frozenset({"pytest", "mypy", "ruff", "black", "compileall", "pip", "json.tool"})
+MODULES = frozenset({"pytest", "mypy", "ruff", "black", "compileall", "pip", "json.tool",
+                     "zipfile", "tarfile"})
 """Programs run as ``python -m NAME`` too."""
 
 

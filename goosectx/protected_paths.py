@@ -11,7 +11,8 @@ under an allowed ``pytest`` too). :func:`protected_write` judges the path normal
 of :func:`goosectx.shell_dirs.command_dirs`: ``cd .git/hooks && tee pre-commit``), and, where
 a symlink leads elsewhere, the file it reaches (a ``..`` after a link too:
 ``hooksdir/../config``); a word bash expands gives each name it expands to (``.gi[t]/config``,
-``.{git,x}/config``: the read checks' :func:`goosectx.glob_words.pattern_paths`). A relative
+``.{git,x}/config``: the read checks' :func:`goosectx.glob_words.pattern_paths`); one made at
+run time that may be in the git directory (``$d/config``, ``$GIT_DIR/hooks/x``) asks. A relative
 path after a ``cd`` to a dir not known here (``cd "$X" && tee HEAD``) may be any of these: it
 asks. A worktree's ``.git`` file (``gitdir: DIR``) is followed to its git directory and the
 common one (hooks, config). What
@@ -37,6 +38,12 @@ _MOVES = re.compile(r"\b(?:cd|pushd|popd)\b")
 _GLOBAL_CONFIG = re.compile(r"(?:^|.*/)(?:\.gitconfig|\.config/git/config)")
 _MAGIC = re.compile(r"[*?[{]")
 """A word with these is one bash may expand: braces, then a glob."""
+_RUN_TIME_GIT_DIR = re.compile(
+    r"\$\{?GIT_(?:COMMON_)?DIR\b|(?:\$\w+|\$\{[^}]*\}|\$\([^)]*\)|`[^`]*`)/+"
+    r"(?:config|HEAD|index|packed-refs|(?:hooks|refs|info|objects)(?:/.*)?)$")
+"""A path bash makes at run time that may be in the git directory: one naming ``$GIT_DIR``
+(``$GIT_COMMON_DIR``), or a variable or ``$(…)`` followed by what a git directory holds
+(``$d/config``, ``"$(…)"/hooks/pre-commit``): the variable may be the git directory."""
 _VENV_NAMES = frozenset({".venv", "venv"})
 _NESTED = frozenset({"modules", "worktrees"})  # .git/modules/NAME/hooks: a submodule's
 
@@ -105,6 +112,9 @@ def protected_write(who: str, path: str, where: Where | None, verb: str = "write
     if not path or "\0" in path:
         return None
     who = "a redirection" if who in (">", ">>") else who
+    if _RUN_TIME_GIT_DIR.search(path):  # for d in .git; do tee $d/config; cp x $GIT_DIR/hooks/x
+        return (f"{who} {verb} {path}, a path bash makes at run time that may be in the git "
+                "directory: a hook or git config is a command a later git runs")
     unknown = next((base for base in where.dirs if isinstance(base, Unknown)), None) if (
         where is not None and not expand_user(path).is_absolute()) else None
     if unknown is not None:

@@ -38,7 +38,8 @@ _COMMAND_KEYS = re.compile(
     r"core\.(?:sshcommand|pager|editor|askpass|gitproxy|fsmonitor|alternaterefscommand)"
     r"|sequence\.editor|diff\.external|diff\..*\.(?:command|textconv)|merge\..*\.driver"
     r"|filter\..*\.(?:clean|smudge|process)|pager\..*|(?:mergetool|difftool|man|browser)\..*\.cmd"
-    r"|trailer\..*\.(?:command|cmd)|gpg\.(?:.*\.)?program|credential\.(?:.*\.)?helper"
+    r"|trailer\..*\.(?:command|cmd)|gpg\.(?:.*\.)?program|gpg\.ssh\.defaultkeycommand"
+    r"|credential\.(?:.*\.)?helper"
     r"|remote\..*\.(?:uploadpack|receivepack|vcs)|submodule\..*\.update|web\.browser"
     r"|interactive\.difffilter|uploadpack\.packobjectshook|alias\..*"
     r"|sendemail\.(?:.*\.)?(?:tocmd|cccmd|smtpserver|sendmailcmd)")
@@ -253,6 +254,8 @@ def config_variable(word: str) -> str | None:
         return f"it sets {name}, which names a config file git reads: {_CONFIG_RUNS}"
     if name == "GIT_TEMPLATE_DIR" and value not in _NO_FILE:
         return f"it sets {name}, whose hooks git clone and init copy and run"
+    if name == "GIT_EXEC_PATH" and value:  # as git --exec-path=DIR
+        return f"it sets {name}: git runs its commands from a directory the rules cannot read"
     if name == "GIT_DIR" and value not in _OWN_GIT_DIR:
         return f"it sets GIT_DIR, which names a repository whose config git reads: {_CONFIG_RUNS}"
     keys = [value] if re.fullmatch(r"GIT_CONFIG_KEY_\d+", name) else []

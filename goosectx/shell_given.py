@@ -7,7 +7,10 @@ EXEC:'rm x',pty``); ``gh alias set --shell NAME 'CMD'`` stores a shell command a
 NAME`` runs, and ``gh alias set NAME 'pr merge'`` a gh command (as ``git config alias.x`` does,
 :mod:`goosectx.shell_git`). :func:`given_lines` gives those lines, read like ``sh -c``'s;
 :func:`given_hidden` tells what such a program would run from text the rules cannot read
-(``gh alias import FILE``). What the command text shows, not a sandbox.
+(``gh alias import FILE``). ``gh config set pager|editor|browser 'CMD'`` stores a command a
+later gh command runs; ``python3 -m uv run rm x`` runs ``uv run rm x``: a python module that
+is the command-line tool of a runner (:data:`_RUNNER_MODULES`) is read as that tool. What the
+command text shows, not a sandbox.
 
 Core module: no printing.
 """
@@ -15,10 +18,22 @@ Core module: no printing.
 from __future__ import annotations
 
 import re
+from shlex import join
+
+from goosectx.code_options import PYTHON_MODULE
 
 _SOCAT_RUNS = re.compile(r"(?i)(?:exec|system|shell):(.*)", re.DOTALL)
 """socat addresses whose parameter is a command it starts (``SHELL:`` since socat 1.8)."""
+_SOCAT_FILE = re.compile(r"(?i)(?:create|creat|open|gopen|file):(.*)", re.DOTALL)
+"""socat addresses whose parameter is a file it opens, and may create and write."""
 _GH_ALIAS_FLAGS = frozenset({"--shell", "-s", "--clobber"})
+_GH_COMMAND_KEYS = frozenset({"pager", "editor", "browser"})
+"""gh settings whose value is a command line a later gh command runs."""
+_PYTHON = re.compile(r"(?:python|pypy)[\d.]*[a-z]?")
+_RUNNER_MODULES = frozenset({"uv", "poetry", "pipx", "pdm", "hatch", "pipenv", "tox", "nox",
+                             "rye", "pixi", "conda", "virtualenv"})
+"""Python modules that are the command-line tool of a runner (``python3 -m poetry run CMD``
+is ``poetry run CMD``)."""
 
 
 def _socat_command(parameter: str) -> str:
@@ -52,7 +67,33 @@ def given_lines(name: str, args: list[str]) -> list[str]:
                 and (line := _socat_command(found[1]))]
     if name == "gh" and args[:2] == ["alias", "set"]:
         return _gh_alias(args)
+    if name == "gh" and args[:2] == ["config", "set"]:
+        operands = [a for i, a in enumerate(args[2:], 2) if not a.startswith("-")
+                    and args[i - 1] not in ("-h", "--host")]
+        return operands[1:2] if operands[:1] and operands[0] in _GH_COMMAND_KEYS else []
+    if _PYTHON.fullmatch(name):
+        return _runner_module(args)
     return []
+
+
+def _runner_module(args: list[str]) -> list[str]:
+    """``python -m RUNNER ARGS`` read as ``RUNNER ARGS`` (:data:`_RUNNER_MODULES`), or none."""
+    for i, word in enumerate(args):
+        found = PYTHON_MODULE.fullmatch(word)
+        if found is not None:
+            module, rest = (found[1], args[i + 1:]) if found[1] else (
+                (args[i + 1], args[i + 2:]) if i + 1 < len(args) else ("", []))
+            return [join([module, *rest])] if module in _RUNNER_MODULES else []
+        if not word.startswith("-") or word == "-":
+            return []  # the script
+    return []
+
+
+def socat_files(args: list[str]) -> list[str]:
+    """The files ``socat ARGS`` opens to write: ``CREATE:F,perm=0755``, ``OPEN:F``, a bare path."""
+    files = [_socat_command(found[1]) for a in args if (found := _SOCAT_FILE.match(a))]
+    return [f for f in files if f] + [
+        _socat_command(a) for a in args if ":" not in a and "/" in a and not a.startswith("-")]
 
 
 def given_hidden(name: str, args: list[str]) -> str | None:

@@ -27,7 +27,7 @@ LAUNCHERS = TERMINAL_EMULATORS | {
     "lxc-attach", "lxc-execute", "nsjail", "minijail0", "ts", "ctest", "box64", "box86",
     "FEXLoader", "FEXInterpreter", "qemu-x86_64", "qemu-x86_64-static", "qemu-i386",
     "qemu-i386-static", "qemu-aarch64", "qemu-aarch64-static", "qemu-arm", "qemu-arm-static",
-    "qemu-riscv64", "qemu-riscv64-static"}
+    "qemu-riscv64", "qemu-riscv64-static", "retry"}
 """Programs that start a command named in their arguments (read as runners)."""
 
 

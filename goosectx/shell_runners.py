@@ -22,6 +22,7 @@ from itertools import takewhile
 
 from goosectx.awk_program import awk_runs, awk_texts
 from goosectx.code_options import (
+    IPYTHON,
     NODE_LOADERS,
     PYTHON_MODULE,
     UNREADABLE,
@@ -247,6 +248,8 @@ def inline_code(name: str, args: list[str], fed: bool = True) -> str | None:
         return _awk_program(args, fed)
     if name in ("sed", "gsed"):
         return _sed_script(args, fed)
+    if IPYTHON.fullmatch(name):  # ipython -c '!rm x': python -m IPython's
+        return module_code("IPython", args, fed)
     found = INTERPRETER.fullmatch(name)
     if found is None:
         return None

@@ -11,8 +11,9 @@ in any spelling JavaScript allows (so any mention of them, of ``constructor``, `
 ``globalThis``, a ``\u`` escape outside a string literal), the ``vm``
 module, a ``require``/``import()`` of a name it computes and a call of a member it names by a
 computed key (``f[k](…)``); python's ``eval``, ``compile``, an ``__import__`` of a computed
-name, ``builtins``, a ``getattr`` of a name not written out, ``os.posix_spawn`` and
-asyncio's ``create_subprocess_*``; ruby's ``open("|cmd")``; ruby's, php's and lua's
+name, ``builtins``, a ``getattr`` of a name not written out, ``os.posix_spawn``,
+asyncio's ``create_subprocess_*`` and ``pydoc`` (its ``pipepager``/``tempfilepager`` run a
+command line); ruby's ``open("|cmd")``; ruby's, php's and lua's
 ``eval``/``load``; in any code but perl's (awk's too) a pipe to a string (``print |
 "sort"``). Code that reaches a function by a name it builds, or looks one up where a
 pattern cannot follow, is read the same way, as code that may run any program: a call of a
@@ -37,7 +38,7 @@ import re
 
 _LITERAL = r"""\s*(?:"[\w@./:-]+"|'[\w@./:-]+'|`[\w@./:-]+`)\s*\)"""
 """A module name written out (``require("fs")``): a call of it loads what it names."""
-_FAMILY = re.compile(r"(python|pypy|node|nodejs|bun|perl|ruby|php|lua|luajit)[\d.]*[a-z]?")
+_FAMILY = re.compile(r"(ipython|python|pypy|node|nodejs|bun|perl|ruby|php|lua|luajit)[\d.]*[a-z]?")
 _MODULE = r"(?!(?:q[qwx]?|qr|m|s|tr|y)\b)[A-Za-z_][\w:]*|v?[\d._]+"
 """What perl's ``require`` loads by name (``require JSON``, ``require 5.010``): no file."""
 _KEYED_CALL = r"\[(?!\s*(?:\d+|\"[\w.-]*\"|'[\w.-]*')\s*\])[^\][]*\]\s*[(\"'{]"
@@ -65,6 +66,7 @@ _RUNS = {
         r"|\bvars\s*\(|__dict__|__getattribute__|__subclasses__|__globals__|\blocals\s*\("
         r"|\bsys\s*\.\s*modules\b|\b(?:methodcaller|attrgetter|breakpoint)\b|__reduce"
         r"|\b(?:pickle|marshal|shelve|dill|ctypes|cffi|runpy|_posixsubprocess|fork_exec)\b"
+        r"|\bpydoc\b|\b(?:pipe_?pager|tempfilepager)\b"
         r"|\bf_(?:globals|builtins|locals)\b|_getframe|\bunsafe_load|\byaml\s*\.\s*load\b"
         r"|\b(?:SourceFileLoader|spec_from_file_location|load_source)\b"
         r"|(?<![\w.])(?:cProfile|profile|timeit|doctest|codeop|code|pdb|trace)\b(?=\s*\.|\s+import)"
@@ -91,7 +93,7 @@ _RUNS = {
 }
 """Per language: code that starts a program, or runs code it computes, in ways beyond the
 calls :data:`goosectx.shell_runners._RUNS_COMMANDS` names."""
-_SAME = {"nodejs": "node", "bun": "node", "pypy": "python", "luajit": "lua"}
+_SAME = {"ipython": "python", "nodejs": "node", "bun": "node", "pypy": "python", "luajit": "lua"}
 _PERL_OPEN = re.compile(r"\bopen\w*\b|\bIO::File\b")
 """A perl call that opens a pipe when its mode holds ``|`` (``open(F, "|rm x")``, ``open my
 $f, "-|", …``, ``IO::File->new("rm x|")``): with a ``|`` anywhere in the code (the mode may be

@@ -7,13 +7,15 @@ subcommand; the program's global options may stand between them (``git -C . push
 ``terraform -chdir=infra destroy``). :func:`subcommand_forms` gives the forms with a run of
 leading options (and the word after each, which may be its value) left out, for deny and ask
 rules only: an allow rule still matches the command as written. ``git-push`` (a git-core
-path) reads as ``git push``. What the command text shows, not a sandbox.
+path) reads as ``git push``, ``git-send-pack`` / ``git-http-push`` as the ``git push`` they
+stand for (:data:`goosectx.git_autocorrect.STANDS_FOR`). What the command text shows, not a sandbox.
 
 Core module: no printing.
 """
 
 from __future__ import annotations
 
+from goosectx.git_autocorrect import STANDS_FOR
 from goosectx.shell_git import git_subcommand
 
 MAX_SKIPPED = 8
@@ -43,6 +45,8 @@ def subcommand_forms(form: str) -> list[str]:
     if program.startswith("git-") and len(program) > 4:  # /usr/lib/git-core/git-push
         words = ["git", program[4:], *words[1:]]
         out.append(" ".join(words))
+        if program[4:] in STANDS_FOR:  # git-send-pack x: git push x
+            out.append(" ".join(["git", STANDS_FOR[program[4:]], *words[2:]]))
     i, after_option = 1, False
     while i < len(words) and i <= MAX_SKIPPED:
         word = words[i]

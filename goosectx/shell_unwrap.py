@@ -33,6 +33,10 @@ WRAPPERS: dict[str, tuple[str, int]] = {
     "run-one-until-failure": ("", 0), "timelimit": ("sSTt", 0), "envdir": ("", 1),
     "softlimit": ("mdslaopfcrt", 0), "setlock": ("", 1), "envuidgid": ("", 1),
     "with-lock-ex": ("", 1), "aa-exec": ("pn", 0), "run0": ("ugD", 0), "flatpak-spawn": ("", 0),
+    # s6's chain-loaders, as daemontools' above (with-contenv: s6-overlay's)
+    "with-contenv": ("", 0), "s6-setuidgid": ("", 1), "s6-envuidgid": ("", 1),
+    "s6-applyuidgid": ("ugG", 0), "s6-envdir": ("", 1), "s6-softlimit": ("acdflmoprst", 0),
+    "s6-setsid": ("d", 0), "s6-setlock": ("t", 1),
 }
 OPTIONAL_VALUES = {"sudo": "h", "xargs": "eil", "watch": "d"}
 """Wrappers' options whose value is optional: the rest of their word only (``xargs -iX``,

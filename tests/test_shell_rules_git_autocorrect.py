@@ -25,6 +25,9 @@ PUSHES = [
     "git psuh origin HEAD",
     "git pus origin", "git -C . pshu origin", "git send-pack origin HEAD:refs/heads/sp",
     "git http-push https://example.com/r.git HEAD", "bash -c 'git psuh origin'",
+    # by their git-core programs (approval round 7: RAN)
+    "/usr/lib/git-core/git-send-pack x", "/usr/lib/git-core/git-http-push x",
+    "git-http-push x", "git-send-pack --all x",
 ]
 
 
@@ -35,7 +38,8 @@ def test_a_command_git_runs_as_push_is_denied_and_asked(command: str) -> None:
 
 
 @pytest.mark.parametrize("command", ["git status", "git lfs pull", "git log --oneline",
-                                     "git -c alias.psuh=status psuh", "git stauts"])
+                                     "git -c alias.psuh=status psuh", "git stauts",
+                                     "git-upload-pack x", "/usr/lib/git-core/git-status"])
 def test_other_git_commands_still_run(command: str) -> None:
     assert action(DENY_PUSH, command) == "run", command
     assert action(ASK_PUSH, command) == "run", command
