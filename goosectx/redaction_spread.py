@@ -17,7 +17,8 @@ readings of a text, each a list of tokens of an
   Each such character (with the marks after it) is read as its NFKC form, marks dropped.
 
 Cost: a text with no NUL, U+FFFD, ``^@`` or backslash is not searched for runs (a ``memchr``
-each); an ASCII text is not searched for look-alikes (``str.isascii``, in C).
+each: ~2 ms for 1 MB); a text of characters under U+0100 is not searched for look-alikes
+(its Latin-1 copy, in C); another one costs ~10 ms a MB (bench/redaction_pieces.py).
 """
 
 from __future__ import annotations
@@ -27,35 +28,62 @@ import unicodedata
 
 _RUN_CHARS = 7
 """The fewest characters a spread run has (a key is 8+: its last may have no separator after)."""
+_SEPARATORS = ("\x00", "\ufffd", "^@", "\\x00", "\\u0000", "\\0")
 _SEPARATOR = r"\s*(?:\x00|\ufffd|\^@|\\x00|\\u0000|\\0(?![0-7]))\s*"
-_SPREAD = re.compile(rf"(?:[^\s\x00\ufffd\\^]{_SEPARATOR}){{{_RUN_CHARS},}}")
-_EACH = re.compile(rf"([^\s\x00\ufffd\\^]){_SEPARATOR}")
+_CHAR = r"[^\s\x00\ufffd\\^]"
+_LEADS = {sep: re.compile(re.escape(sep) + rf"(?:\s*{_CHAR}{_SEPARATOR}){{{_RUN_CHARS - 1},}}")
+          for sep in _SEPARATORS}
+"""By separator: a run's separators and the characters between (a literal first: ``re``
+skips to where one can start)."""
+_SPREAD = re.compile(rf"(?:{_CHAR}{_SEPARATOR}){{{_RUN_CHARS - 1},}}")
+_EACH = re.compile(rf"({_CHAR}){_SEPARATOR}")
 _MARKS = "\u200b\u200c\u200d\u2060\ufeff\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff" \
     "\ufe20-\ufe2f"
 """Zero-width characters and combining marks: dropped from the reading."""
-_LOOK_ALIKE = re.compile(
-    f"[\uff01-\uff5e\U0001d400-\U0001d7ff][{_MARKS}]*|[^\\s{_MARKS}][{_MARKS}]+")
-"""A fullwidth or mathematical character (marks after it allowed), or any with marks after."""
+_LOOK_ALIKE = re.compile(f"[\uff01-\uff5e\U0001d400-\U0001d7ff{_MARKS}][{_MARKS}]*")
+"""A fullwidth or mathematical character, or marks (after the character they go with)."""
 
 
 def nul_tokens(text: str) -> list[tuple[int, int, str]]:
     """Each character of a run spread by NULs (or their renderings), with its separator."""
-    if not ("\x00" in text or "\ufffd" in text or "^@" in text or "\\" in text):
-        return []
     tokens: list[tuple[int, int, str]] = []
-    for run in _SPREAD.finditer(text):
-        tokens += [(m.start(), m.end(), m.group(1))
-                   for m in _EACH.finditer(text, run.start(), run.end())]
-    return tokens
+    for sep, lead in _LEADS.items():
+        if sep not in text:
+            continue
+        pos = end = 0
+        while found := lead.search(text, pos):
+            begin = found.start()
+            while begin > 0 and text[begin - 1].isspace():
+                begin -= 1
+            run = _SPREAD.match(text, max(begin - 1, end))  # (the character before it)
+            if run is None or run.start() < end:
+                run = _SPREAD.match(text, found.start() + len(sep))
+            pos = found.end()
+            if run is None or run.start() < end:
+                continue
+            tokens += [(m.start(), m.end(), m.group(1))
+                       for m in _EACH.finditer(text, run.start(), run.end())]
+            end = pos = max(pos, run.end())
+    return sorted(tokens)
 
 
 def look_alike_tokens(text: str) -> list[tuple[int, int, str]]:
     """Each look-alike character (its marks with it) whose reading is another character."""
-    if text.isascii():
+    try:  # (all under U+0100, a one-byte string: a copy in C, ~0.1 ms a MB)
+        text.encode("latin-1")
         return []
+    except UnicodeEncodeError:
+        pass
     tokens: list[tuple[int, int, str]] = []
+    last = 0
     for match in _LOOK_ALIKE.finditer(text):
-        plain = unicodedata.normalize("NFKC", match.group()[0])
+        start = match.start()
+        if unicodedata.category(text[start]) in ("Mn", "Me", "Cf"):  # marks: on the one before
+            start -= 1
+            if start < last or text[start].isspace():
+                continue
+        plain = unicodedata.normalize("NFKC", text[start])
         if len(plain) == 1:
-            tokens.append((match.start(), match.end(), plain))
+            tokens.append((start, match.end(), plain))
+            last = match.end()
     return tokens

@@ -84,3 +84,29 @@ def secret_values(environ: Mapping[str, str] | None = None) -> list[str]:
             values.update(v for v in (value.strip(), *found.groups()) if v)
         values.update(match.group() for match in WELL_KNOWN_KEY.finditer(value))
     return sorted((v for v in values if len(v) >= MIN_SECRET_CHARS), key=len, reverse=True)
+
+
+_OPTION = re.compile(r"--?([A-Za-z][A-Za-z0-9_-]*)(?:=(.*))?", re.DOTALL)
+
+
+def argv_secrets(words: list[str]) -> list[str]:
+    """Secrets written on a command line: option values and well-known keys (8+ characters).
+
+    The value of an option whose name looks secret (``--token=…``, ``--password …``,
+    ``--api-key=…``, ``--client-secret …``: :data:`SECRET_NAME` read with ``-`` as ``_``),
+    in the same word after ``=`` or in the next, and each word that holds a vendor's key
+    (:data:`WELL_KNOWN_KEY`, ``--gh=ghp_…``). Not ``-p`` (a port, a path or a profile as
+    often as a password).
+    """
+    found: list[str] = []
+    for i, word in enumerate(words):
+        found += (m.group() for m in WELL_KNOWN_KEY.finditer(word))
+        option = _OPTION.fullmatch(word)
+        if option is None or len(option.group(1)) < 3 or not secret_name(
+                option.group(1).replace("-", "_").upper()):
+            continue
+        value = option.group(2) if option.group(2) is not None else (
+            words[i + 1] if i + 1 < len(words) and not words[i + 1].startswith("-") else "")
+        found.append(value)
+    return [v for v in found if len(v) >= MIN_SECRET_CHARS]
+
