@@ -3,10 +3,9 @@
 Part of the redaction (docs/architecture.md §2, "Secrets"): an extension's binary resource, an
 ``@`` file's bytes and an imported attachment are stored and exported in base64, which no
 text redaction of the stored row sees whole. The bytes are read as Latin-1 (one character a
-byte) and redacted with the tool outputs' readings
-(:class:`~goosectx.redaction_fragments.WithPieces`): a key in UTF-16 has a NUL beside each of
-its characters, read joined (:mod:`goosectx.redaction_spread`). Each key found is written
-``[REDACTED]`` in place.
+byte) and redacted, then read again with the NULs between characters dropped: a key in
+UTF-16 has a NUL beside each of its characters (:mod:`goosectx.redaction_spread`). Each key
+found is written ``[REDACTED]`` in place.
 
 Core module: no printing.
 """
@@ -18,14 +17,26 @@ from dataclasses import replace
 
 from goosectx.attachment import Attachment
 from goosectx.parts import Part, TextContent
-from goosectx.redaction_fragments import with_pieces
+from goosectx.redaction import replaced
+from goosectx.redaction_joined import finder_of
+from goosectx.redaction_spread import nul_tokens
+from goosectx.redaction_unescape import Unescaped
 
 
 def redacted_bytes(data: bytes, redact: Callable[[str], str]) -> bytes:
     """``data`` with each secret ``redact`` finds in it (as UTF-8 or UTF-16) ``[REDACTED]``."""
     raw = data.decode("latin-1")
-    clean = with_pieces(redact)(raw)
+    clean = redact(raw)
+    if "\x00" in clean and (finder := finder_of(redact)) is not None and finder.secrets:
+        reading = nul_reading(clean)
+        if reading.changed:
+            clean = replaced(clean, reading.spans(finder.spans(reading.text)))
     return data if clean == raw else clean.encode("latin-1", errors="replace")
+
+
+def nul_reading(text: str) -> Unescaped:
+    """``text`` read with the NULs between characters dropped (UTF-16 read as Latin-1)."""
+    return Unescaped(text, tokens=nul_tokens(text))
 
 
 def attachment_redacted(part: Attachment, redact: Callable[[str], str],

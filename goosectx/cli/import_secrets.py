@@ -31,7 +31,7 @@ from goosectx.config import Settings
 from goosectx.importers.builder import IMPORT_NOTES
 from goosectx.parts import Part, TextContent, ThinkingContent, ToolRequest, ToolResponse
 from goosectx.redaction import REDACTED, Redactor
-from goosectx.redaction_bytes import attachment_redacted
+from goosectx.redaction_bytes import attachment_redacted, nul_reading
 from goosectx.session import Session, SessionState, new_session_id
 from goosectx.stored_message import StoredMessage
 
@@ -170,7 +170,8 @@ def _strings(value: Any, out: list[str]) -> None:
         for item in value:
             _strings(item, out)
     elif isinstance(value, bytes):  # an attachment's data (``redaction_bytes``)
-        out.append(value.decode("latin-1"))
+        raw = value.decode("latin-1")
+        out += [raw, nul_reading(raw).text]  # (a key in UTF-16: NULs between its characters)
 
 
 def error_without_secrets(error: GoosectxError, settings: Settings) -> GoosectxError:
