@@ -10,12 +10,13 @@ redacts — ``sessions import`` — does not load the tool set to learn them.
 from __future__ import annotations
 
 import os
+import shlex
 from collections.abc import Mapping
 
 from goosectx.config import Settings
 from goosectx.redaction import Redactor
 from goosectx.redaction_fragments import WithPieces, known_pieces, with_pieces
-from goosectx.secret_names import secret_values
+from goosectx.secret_names import argv_secrets, secret_values
 from goosectx.url_secrets import header_secrets
 
 
@@ -59,11 +60,19 @@ def spec_secrets(settings: Settings) -> list[str]:
     """The values of the specs' ``NAME=value`` words, and each 12+ character word of one.
 
     The leading words of ``--with-extension`` and ``/extension add`` specs, a removed
-    extension's too (its values stay secrets for the process); a word alone is a token.
+    extension's too (its values stay secrets for the process); a word alone is a token. And
+    the secrets their arguments hold (:func:`goosectx.secret_names.argv_secrets`: the value
+    of ``--token=``, ``--password``, ``--api-key``…, a vendor's key).
     """
     found: list[str] = []
     for _name, value in settings.extensions.spec_envs(removed=True):  # "NAME=value cmd"
         found += [value, *(w for w in value.split() if len(w) >= 12)]
+    for spec in (*settings.extensions.flags[0], *settings.extensions.added):
+        try:
+            words = shlex.split(spec)
+        except ValueError:
+            words = spec.split()
+        found += argv_secrets(words)  # "cmd --token=… --gh=ghp_…"
     return found
 
 

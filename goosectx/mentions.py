@@ -38,6 +38,8 @@ from goosectx.mention_checks import refusal
 from goosectx.mention_images import image_mention
 from goosectx.permissions import PermissionRules
 from goosectx.read_target import JudgedFile, judge
+from goosectx.redaction import REDACTED
+from goosectx.secret_names import SECRET_FILE_NAME as SECRET_NAME
 from goosectx.sensitive import expand_user
 from goosectx.testhooks import pause_point
 from goosectx.tokens import count_text
@@ -135,6 +137,8 @@ def read_mentions(text: str, working_dir: Path, *, cap_tokens: int,
         if path is None:
             if colon and EXTENSION_NAME.match(name) and "://" in _rest:
                 out.notices.append(_no_extension(shown, name, extension_names))
+            elif REDACTED in shown:
+                out.notices.append(f"@{shown}: {SECRET_NAME} — not attached")
             elif quoted or "/" in shown or "." in shown:
                 out.notices.append(f"@{shown}: no such file in the working dir — not attached")
             continue

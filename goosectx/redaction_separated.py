@@ -17,7 +17,9 @@ shortest secret (a MAC address, ``00:1a:2b:3c:4d:5e``, is read as it is). Bytes 
 spaces only (``73 6b``) and characters with spaces (``s k -``) need no reading: the redactor
 allows whitespace between any two characters. Not read: decimal byte lists (``[115, 107,
 …]``: lists of numbers are everywhere, each would be read) and characters joined by other
-punctuation (``s-k---p``).
+punctuation (``s-k---p``). A key with a NUL between its characters (a UTF-16 file) or in
+look-alike characters (fullwidth, zero-width marks) is read here too
+(:mod:`goosectx.redaction_spread`).
 
 Cost: a text is searched for where a run can start (regexes that start with a literal:
 ``re`` skips to them), ~30 ms for 10 MB with none; a reading is checked around its runs
@@ -28,6 +30,7 @@ from __future__ import annotations
 
 import re
 
+from goosectx.redaction_spread import look_alike_tokens, nul_tokens
 from goosectx.redaction_unescape import Unescaped
 from goosectx.secret_names import MIN_SECRET_CHARS
 
@@ -44,8 +47,13 @@ _QUOTED = {q: re.compile(f"{q},(?<={q}{_CHAR}{q},)\\s*{q}(?={_CHAR}{q})") for q 
 
 
 def separated(text: str) -> Unescaped | None:
-    """``text`` read with its lists of characters and hex bytes joined; ``None``: it has none."""
-    tokens = _quoted(text) + _pairs(text) + _zero_x(text)
+    """``text`` read with its lists of characters and hex bytes joined; ``None``: it has none.
+
+    And with a NUL between characters dropped (UTF-16 read as bytes), look-alike characters
+    read as their plain ones (:mod:`goosectx.redaction_spread`).
+    """
+    tokens = _quoted(text) + _pairs(text) + _zero_x(text) + nul_tokens(text) \
+        + look_alike_tokens(text)
     if not tokens:
         return None
     tokens.sort()

@@ -4,7 +4,8 @@ docs/architecture.md §4 (secrets). A variable is secret when its name matches
 :data:`SECRET_NAME` (``*_API_KEY``, ``*_TOKEN``, ``*SECRET*``, ``*PASSWORD*``, ``*WEBHOOK*``,
 ``*_AUTH_*``, ``*COOKIE*``, ``*_PAT``, …) or its value is a URL with a password
 (``postgres://user:pw@host/db``) or a token for its user name, a ``Bearer``/``Basic`` header
-value or a Slack/Discord webhook URL (:data:`SECRET_VALUE`). Secret variables never reach a
+value or a Slack/Discord webhook URL (:data:`SECRET_VALUE`) or a vendor's key format
+(``ghp_…``, ``sk-…``, ``AKIA…``: :data:`WELL_KNOWN_KEY`). Secret variables never reach a
 child process (``tools/builtin.py``) and their values are redacted
 (:mod:`goosectx.redaction`).
 
@@ -37,6 +38,24 @@ SECRET_VALUE = re.compile(
     r"|[a-z][a-z0-9+.-]*://([^\s:/@]{16,})@\S*)",  # a token as a URL's user name
     re.IGNORECASE)
 """A value that is a secret whatever its name; group 1 or 2 is the token in it."""
+WELL_KNOWN_KEY = re.compile(
+    r"(?<![A-Za-z0-9_-])(?:gh[pousr]_[A-Za-z0-9]{36,251}|github_pat_[A-Za-z0-9_]{50,250}"
+    r"|sk-(?=[A-Za-z0-9_-]*[0-9])(?:ant-|proj-)?[A-Za-z0-9_-]{20,250}|xox[abprs]-[A-Za-z0-9-]{10,250}"
+    r"|glpat-[A-Za-z0-9_-]{20,250}|hf_[A-Za-z0-9]{30,250}|(?:AKIA|ASIA)[A-Z0-9]{16}"
+    r"|AIza[A-Za-z0-9_-]{35}|npm_[A-Za-z0-9]{36})(?![A-Za-z0-9_-])")
+"""A vendor's key format (GitHub ``ghp_``/``gho_``/``ghu_``/``ghs_``/``ghr_`` and
+``github_pat_``, OpenAI and Anthropic ``sk-``/``sk-proj-``/``sk-ant-``, Slack ``xoxb-``…,
+GitLab ``glpat-``, Hugging Face ``hf_``, AWS ``AKIA``/``ASIA`` key ids, Google ``AIza``, npm
+``npm_``), each with its length and characters: a value that is one (or holds one as a word)
+is a secret whatever its variable's name (``GHX=ghp_…``). Ordinary values are too short or
+hold other characters (``sk-1``, ``sk-learn``, ``AKIA`` alone)."""
+
+
+SECRET_FILE_NAME = "its name holds a secret: rename it to mention it"
+"""What an ``@`` mention of a file whose name holds a secret says (the message is redacted
+first: ``@[REDACTED].md`` names no file), and the ``@`` menu's note beside such a name."""
+
+
 def secret_name(name: str) -> bool:
     """True when the variable called ``name`` holds a secret, by its name alone."""
     return bool(SECRET_NAME.search(name)) and name.upper() not in NOT_SECRET_NAMES
@@ -44,7 +63,8 @@ def secret_name(name: str) -> bool:
 
 def is_secret(name: str, value: str) -> bool:
     """True when ``name=value`` holds a secret (by its name, a URL password or its value)."""
-    return secret_name(name) or bool(URL_WITH_PASSWORD.search(value) or SECRET_VALUE.match(value))
+    return secret_name(name) or bool(URL_WITH_PASSWORD.search(value) or SECRET_VALUE.match(value)
+                                     or WELL_KNOWN_KEY.search(value))
 
 
 def secret_values(environ: Mapping[str, str] | None = None) -> list[str]:
@@ -62,4 +82,31 @@ def secret_values(environ: Mapping[str, str] | None = None) -> list[str]:
             values.update((value, urllib.parse.unquote(match.group(1)), match.group(1)))
         if found := SECRET_VALUE.match(value):
             values.update(v for v in (value.strip(), *found.groups()) if v)
+        values.update(match.group() for match in WELL_KNOWN_KEY.finditer(value))
     return sorted((v for v in values if len(v) >= MIN_SECRET_CHARS), key=len, reverse=True)
+
+
+_OPTION = re.compile(r"--?([A-Za-z][A-Za-z0-9_-]*)(?:=(.*))?", re.DOTALL)
+
+
+def argv_secrets(words: list[str]) -> list[str]:
+    """Secrets written on a command line: option values and well-known keys (8+ characters).
+
+    The value of an option whose name looks secret (``--token=…``, ``--password …``,
+    ``--api-key=…``, ``--client-secret …``: :data:`SECRET_NAME` read with ``-`` as ``_``),
+    in the same word after ``=`` or in the next, and each word that holds a vendor's key
+    (:data:`WELL_KNOWN_KEY`, ``--gh=ghp_…``). Not ``-p`` (a port, a path or a profile as
+    often as a password).
+    """
+    found: list[str] = []
+    for i, word in enumerate(words):
+        found += (m.group() for m in WELL_KNOWN_KEY.finditer(word))
+        option = _OPTION.fullmatch(word)
+        if option is None or len(option.group(1)) < 3 or not secret_name(
+                option.group(1).replace("-", "_").upper()):
+            continue
+        value = option.group(2) if option.group(2) is not None else (
+            words[i + 1] if i + 1 < len(words) and not words[i + 1].startswith("-") else "")
+        found.append(value)
+    return [v for v in found if len(v) >= MIN_SECRET_CHARS]
+

@@ -31,6 +31,7 @@ from goosectx.config import Settings
 from goosectx.importers.builder import IMPORT_NOTES
 from goosectx.parts import Part, TextContent, ThinkingContent, ToolRequest, ToolResponse
 from goosectx.redaction import REDACTED, Redactor
+from goosectx.redaction_bytes import attachment_redacted, nul_reading
 from goosectx.session import Session, SessionState, new_session_id
 from goosectx.stored_message import StoredMessage
 
@@ -168,8 +169,9 @@ def _strings(value: Any, out: list[str]) -> None:
     elif isinstance(value, list | tuple):
         for item in value:
             _strings(item, out)
-    elif isinstance(value, bytes):  # an attachment's data (:func:`_bytes_redacted`)
-        out.append(value.decode("latin-1"))
+    elif isinstance(value, bytes):  # an attachment's data (``redaction_bytes``)
+        raw = value.decode("latin-1")
+        out += [raw, nul_reading(raw).text]  # (a key in UTF-16: NULs between its characters)
 
 
 def error_without_secrets(error: GoosectxError, settings: Settings) -> GoosectxError:
@@ -358,7 +360,7 @@ def _redacted(part: Part, redact: Redact, ids: _Ids, found: dict[str, int],
     else:  # an attachment, a notice, any other part type
         clean = _every_string_redacted(part, redact)
         if isinstance(clean, Attachment) and clean.data is not None:
-            clean = _bytes_redacted(clean, redact, removed)
+            clean = attachment_redacted(clean, redact, removed)
         kind = _KINDS.get(part.type, "other part")
     if isinstance(clean, ToolRequest | ToolResponse) and ids(clean.id) != clean.id:
         clean = replace(clean, id=ids(clean.id))
@@ -394,21 +396,3 @@ def _scrub(value: Any, redact: Redact) -> Any:
     if isinstance(value, tuple):
         return tuple(_scrub(v, redact) for v in value)
     return value
-
-
-def _bytes_redacted(part: Attachment, redact: Redact, removed: str = "at import") -> Part:
-    """An attachment whose bytes hold a secret (stored and exported in base64): scrubbed.
-
-    The bytes are read as Latin-1 (one character a byte) and each secret written
-    ``[REDACTED]``. An image is not edited so — its bytes would no longer be the image, and a
-    provider refuses a broken image on every later request of the session — it becomes a text
-    part saying it was removed. ``part`` itself when its bytes hold no secret.
-    """
-    raw = (part.data or b"").decode("latin-1")
-    clean = redact(raw)
-    if clean == raw:
-        return part
-    if part.kind == "image":
-        return TextContent(f"[image {part.media_type} removed {removed}: "
-                           "it held a secret of this environment]")
-    return replace(part, data=clean.encode("latin-1", errors="replace"))

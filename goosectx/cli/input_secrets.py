@@ -73,6 +73,9 @@ class EnvironmentRedactor:
 def redact_added_envs(line: str) -> str:
     """``line`` with an ``/extension add`` spec's leading ``NAME=value`` values redacted.
 
+    And its arguments' secrets (``--token=…``, ``--password …``, a vendor's key:
+    :func:`goosectx.secret_names.argv_secrets`).
+
     Those of 8+ characters, as a secret is; any other line is given back as it is.
     """
     command, _, arg = line.strip().partition(" ")
@@ -83,16 +86,17 @@ def redact_added_envs(line: str) -> str:
 
     from goosectx.extension_settings import leading_envs
     from goosectx.redaction import REDACTED
-    from goosectx.secret_names import MIN_SECRET_CHARS
+    from goosectx.secret_names import MIN_SECRET_CHARS, argv_secrets
 
     spec = spec.strip()
     if len(spec) >= 2 and spec[0] == spec[-1] and spec[0] in "\"'":
         spec = spec[1:-1]
     try:
-        envs = leading_envs(shlex.split(spec))[0]
+        words = shlex.split(spec)
+        envs = leading_envs(words)[0]
     except ValueError:
         return line
-    for value in sorted(envs.values(), key=len, reverse=True):
+    for value in sorted([*envs.values(), *argv_secrets(words)], key=len, reverse=True):
         if len(value) >= MIN_SECRET_CHARS:
             line = line.replace(value, REDACTED)
     return line

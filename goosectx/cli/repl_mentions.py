@@ -23,13 +23,12 @@ from goosectx.cli import repl_agent
 from goosectx.cli.sanitize import terminal_safe
 from goosectx.config import DEFAULT_CONTEXT_LIMIT_TOKENS
 from goosectx.errors import GoosectxError
+from goosectx.secret_names import SECRET_FILE_NAME as SECRET_NAME
 
 if TYPE_CHECKING:
     from goosectx.attachment import Attachment
     from goosectx.cli.repl import Repl
 
-SECRET_NAME = "its name holds a secret: rename it to mention it"
-"""The menu's note beside a name that holds a secret (listed redacted, inserting nothing)."""
 MAX_COMPLETIONS = 200
 """Entries offered for one directory; a match past them is told by :class:`MoreNotListed`."""
 _WORD = re.compile(r"(?:^|\s)@((?:\\ |[^\s@])*)$")

@@ -46,8 +46,12 @@ OUTPUT_MARKER_LINES = frozenset({"[stdout]", "[stderr]"})
 
 
 def first_meaningful_line(output: str) -> str:
-    """The first line of a tool's output that is neither blank nor a section header."""
-    lines = (line.strip() for line in output.splitlines())
+    r"""The first line of a tool's output that is neither blank nor a section header.
+
+    Lines end at ``\n`` (``\r\n`` too) only, as the REPL draws them: a U+0085 or U+2028 in
+    a message (``str.splitlines`` ends a line there) does not cut it short.
+    """
+    lines = (line.strip() for line in output.split("\n"))
     return next((line for line in lines if line and line not in OUTPUT_MARKER_LINES), "")
 
 

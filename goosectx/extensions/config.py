@@ -265,6 +265,11 @@ def parse_flag_spec(spec: str, taken: Iterable[str] = (), origin: Origin = "flag
         raise ConfigError(f"{typed} {spec!r} names no command",
                           f'give it as {typed} "ENV=v cmd args"')
     name = derive_name(words, taken)
+    from goosectx.redaction import remember_secret
+    from goosectx.secret_names import argv_secrets
+
+    for value in argv_secrets(words[1:]):  # "--token=…": never shown, logged nor stored
+        remember_secret(value)
     return ExtensionConfig(name, "stdio", cmd=words[0], args=tuple(words[1:]), envs=envs,
                            origin=origin)
 

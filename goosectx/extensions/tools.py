@@ -16,17 +16,23 @@ from typing import Any
 
 from goosectx.extensions.manager import ExtensionManager
 from goosectx.extensions.model import Attachment, CallOutcome, ToolInfo
+from goosectx.redaction_bytes import attachment_redacted
 from goosectx.tools.base import ToolContext, ToolResult
 from goosectx.tools.output import OutputStream
 
 
 def finish(outcome: CallOutcome, ctx: ToolContext, label: str) -> ToolResult:
-    """``outcome`` redacted and capped (overflow file as for the shell tool) → result."""
+    """``outcome`` redacted and capped (overflow file as for the shell tool) → result.
+
+    Its attachments' bytes redacted too (a key in a binary resource, UTF-8 or UTF-16:
+    :mod:`goosectx.redaction_bytes`).
+    """
     stream = OutputStream("output", ctx.max_output_chars, ctx.overflow_dir, ctx.redact,
                           name_prefix=label, session_id=ctx.session_id)
     stream.feed(outcome.text.encode("utf-8", errors="replace"))
     stream.close()
-    attachments = tuple(p for p in map(to_attachment, outcome.attachments) if p is not None)
+    attachments = tuple(attachment_redacted(p, ctx.redact, "from the tool result")
+                        for p in map(to_attachment, outcome.attachments) if p is not None)
     return ToolResult(stream.text(ctx.max_output_chars), outcome.is_error, attachments)
 
 

@@ -1,0 +1,89 @@
+r"""A key spread out: a NUL between its characters (UTF-16), or look-alike characters.
+
+Part of the tool outputs' redaction (:class:`goosectx.redaction_fragments.WithPieces`, through
+:func:`goosectx.redaction_separated.separated`; docs/architecture.md §2, "Secrets"). Two
+readings of a text, each a list of tokens of an
+:class:`~goosectx.redaction_unescape.Unescaped` reading (a token is read as one character):
+
+* :func:`nul_tokens` — a file in UTF-16 (``key=…`` saved by a Windows editor) read as bytes
+  has a NUL beside each ASCII character: ``cat`` gives ``k\0e\0y\0…`` (a terminal or a decoder
+  may show each NUL as U+FFFD), ``cat -v`` ``k^@e^@y^@…``, Python's ``repr`` ``k\x00e\x00…``,
+  ``od -c`` ``k  \0   e  \0 …``. A run of 7+ characters each followed by one such separator
+  (whitespace beside it allowed) is read with its separators dropped; both byte orders (a
+  run's first separator before its first character stays outside it).
+* :func:`look_alike_tokens` — a key retyped in look-alike characters: fullwidth
+  (``ｓｋ－ｔｅｓｔ…``), mathematical letters and digits (NFKC gives them back), with
+  zero-width characters (U+200B/C/D, U+2060, U+FEFF) or combining marks after any character.
+  Each such character (with the marks after it) is read as its NFKC form, marks dropped.
+
+Cost: a text with no NUL, U+FFFD, ``^@`` or backslash is not searched for runs (a ``memchr``
+each: ~2 ms for 1 MB); a text of characters under U+0100 is not searched for look-alikes
+(its Latin-1 copy, in C); another one costs ~10 ms a MB (bench/redaction_pieces.py).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+_RUN_CHARS = 7
+"""The fewest characters a spread run has (a key is 8+: its last may have no separator after)."""
+_SEPARATORS = ("\x00", "\ufffd", "^@", "\\x00", "\\u0000", "\\0")
+_SEPARATOR = r"\s*(?:\x00|\ufffd|\^@|\\x00|\\u0000|\\0(?![0-7]))\s*"
+_CHAR = r"[^\s\x00\ufffd\\^]"
+_LEADS = {sep: re.compile(re.escape(sep) + rf"(?:\s*{_CHAR}{_SEPARATOR}){{{_RUN_CHARS - 1},}}")
+          for sep in _SEPARATORS}
+"""By separator: a run's separators and the characters between (a literal first: ``re``
+skips to where one can start)."""
+_SPREAD = re.compile(rf"(?:{_CHAR}{_SEPARATOR}){{{_RUN_CHARS - 1},}}")
+_EACH = re.compile(rf"({_CHAR}){_SEPARATOR}")
+_MARKS = "\u200b\u200c\u200d\u2060\ufeff\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff" \
+    "\ufe20-\ufe2f"
+"""Zero-width characters and combining marks: dropped from the reading."""
+_LOOK_ALIKE = re.compile(f"[\uff01-\uff5e\U0001d400-\U0001d7ff{_MARKS}][{_MARKS}]*")
+"""A fullwidth or mathematical character, or marks (after the character they go with)."""
+
+
+def nul_tokens(text: str) -> list[tuple[int, int, str]]:
+    """Each character of a run spread by NULs (or their renderings), with its separator."""
+    tokens: list[tuple[int, int, str]] = []
+    for sep, lead in _LEADS.items():
+        if sep not in text:
+            continue
+        pos = end = 0
+        while found := lead.search(text, pos):
+            begin = found.start()
+            while begin > 0 and text[begin - 1].isspace():
+                begin -= 1
+            run = _SPREAD.match(text, max(begin - 1, end))  # (the character before it)
+            if run is None or run.start() < end:
+                run = _SPREAD.match(text, found.start() + len(sep))
+            pos = found.end()
+            if run is None or run.start() < end:
+                continue
+            tokens += [(m.start(), m.end(), m.group(1))
+                       for m in _EACH.finditer(text, run.start(), run.end())]
+            end = pos = max(pos, run.end())
+    return sorted(tokens)
+
+
+def look_alike_tokens(text: str) -> list[tuple[int, int, str]]:
+    """Each look-alike character (its marks with it) whose reading is another character."""
+    try:  # (all under U+0100, a one-byte string: a copy in C, ~0.1 ms a MB)
+        text.encode("latin-1")
+        return []
+    except UnicodeEncodeError:
+        pass
+    tokens: list[tuple[int, int, str]] = []
+    last = 0
+    for match in _LOOK_ALIKE.finditer(text):
+        start = match.start()
+        if unicodedata.category(text[start]) in ("Mn", "Me", "Cf"):  # marks: on the one before
+            start -= 1
+            if start < last or text[start].isspace():
+                continue
+        plain = unicodedata.normalize("NFKC", text[start])
+        if len(plain) == 1:
+            tokens.append((start, match.end(), plain))
+            last = match.end()
+    return tokens
