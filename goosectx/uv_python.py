@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import re
 
+from goosectx.shell_options import long_option, short_value
+from goosectx.shell_runner_options import GRAMMARS
 from goosectx.shell_words import Word
 
 __all__ = ["uv_interpreter", "version_request"]
@@ -37,13 +39,29 @@ def version_request(value: str) -> bool:
 def uv_interpreter(args: list[Word]) -> Word | None:
     """The word of ``uv … -p P`` / ``--python P`` / ``--python=P`` that holds ``P``, or ``None``.
 
-    uv runs ``P`` when it is no version request (:func:`version_request`).
+    uv runs ``P`` when it is no version request (:func:`version_request`). Read up to ``--``
+    and, after ``run`` (``uv run``, ``uv tool run``), up to its command: ``uv run pytest -p
+    xdist`` gives pytest its ``-p`` (uv run's options: ``GRAMMARS["uv run"]``).
     """
-    for i, word in enumerate(args[1:], 1):
-        if word.value == "--":
+    grammar = GRAMMARS["uv run"]
+    values = [w.value for w in args]
+    run, i = False, 1
+    while i < len(args):
+        word = values[i]
+        if word == "--":
             return None
-        if word.value.startswith("--python=") or word.value[:2] == "-p" and word.value[2:]:
-            return word  # -p./x, -p=./x: clap's glued value
-        if word.value in ("-p", "--python"):
+        if word.startswith("--python=") or word[:2] == "-p" and word[2:]:
+            return args[i]  # -p./x, -p=./x: clap's glued value
+        if word in ("-p", "--python"):
             return args[i + 1] if i + 1 < len(args) else None
+        if not word.startswith("-"):
+            if run:
+                return None  # uv run CMD ARGS: the rest is CMD's
+            run = word == "run"
+            i += 1
+        elif word.startswith("--"):
+            i += 2 if "=" not in word and any(long_option(word, o)
+                                               for o in grammar.long_valued) else 1
+        else:
+            i = short_value(values, i, grammar.valued, grammar.optional).next
     return None
