@@ -41,7 +41,8 @@ def _verdict(work: Path, command: str, *rules: str) -> ApprovalVerdict:
     'git commit --mess "$(echo hi)"', 'git commit -am "$(echo hi)"', 'git commit -m"$(echo hi)"',
     'git merge -m "$(echo hi)" feature', 'git stash push -m "$(echo hi)"',
     'git -C . commit -S -m "$(echo hi)"', 'git notes add -m "$(cat NOTES.md)" HEAD',
-    'git commit -m "see ../other and /etc/hosts"', 'git commit -m "`cat NOTES.md`"'])
+    'git commit -m "see ../other and /etc/hosts"', 'git commit -m "`cat NOTES.md`"',
+    'git commit -m "HEAD:.env is read lazily"', "git commit -m .env"])
 def test_a_message_holding_a_command_substitution_runs_under_the_rules(
         work: Path, command: str) -> None:
     found = _verdict(work, command)
@@ -58,7 +59,9 @@ def test_a_message_holding_a_command_substitution_runs_under_the_rules(
     ("git commit -m msg -- /etc/hosts", "/etc/hosts is outside the project"),
     ("git commit -mmsg /etc/hosts", "/etc/hosts is outside the project"),
     ("git commit -t /etc/hosts -m msg", "/etc/hosts is outside the project"),
-    ("git checkout -m /etc/hosts", "/etc/hosts is outside the project")])
+    ("git checkout -m /etc/hosts", "/etc/hosts is outside the project"),
+    ("git commit -m x HEAD:.env", "HEAD:.env names .env in a commit"),
+    ("git commit -am 'HEAD:.env' -- '*.env'", "the pathspec *.env may match .env")])
 def test_a_file_the_command_or_its_substitution_reads_is_still_asked_about(
         work: Path, command: str, why: str) -> None:
     found = _verdict(work, command)
