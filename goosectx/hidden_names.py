@@ -22,6 +22,7 @@ from pathlib import Path
 from goosectx.git_index import tracked_paths
 from goosectx.git_pathspecs import names_only, pathspec_reads, worktree_diff, worktree_grep
 from goosectx.option_table import Does, first_hit
+from goosectx.program_operands import git_messages
 from goosectx.sensitive import sensitive_why
 from goosectx.shell_git import git_subcommand
 from goosectx.shell_words import Word
@@ -46,8 +47,9 @@ def hidden_names(words: list[Word], base: Path | None = None) -> str | None:
     at = git_subcommand(args)
     tracked = _tracked_secrets(base) if base is not None and at == 0 and (worktree_diff(
         args) or worktree_grep(args)) else None  # git diff -- '*.yml': what the index lists
-    if name == "git" and not (at == 0 and names_only(args)) and (
-            why := pathspec_reads(args[at + 1:], tracked)):
+    messages = git_messages(["git", *args]) if name == "git" else set()  # -m 'HEAD:.env'
+    if name == "git" and not (at == 0 and names_only(args)) and (why := pathspec_reads(
+            [a for k, a in enumerate(args[at + 1:], at + 2) if k not in messages], tracked)):
         return why  # git log -p -- '*.env': a glob git matches against its history
     hit = first_hit(name, args, Does.LIST, Does.ARGUMENTS)
     return None if hit is None else f"{hit.program} {hit.word} {hit.does.value}"

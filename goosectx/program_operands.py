@@ -1,4 +1,4 @@
-r"""The words of a grep, sed or awk call that are a pattern or program, not a path.
+r"""The words of a grep, sed or awk call that are a pattern or program, not a path; git's messages.
 
 docs/architecture.md §4 (clause "permission rules"). The path checks under an allow rule
 (:mod:`goosectx.shell_paths`, :mod:`goosectx.sensitive_shell`, :mod:`goosectx.recursive_reads`)
@@ -12,6 +12,7 @@ operands (``awk '{print $NF}' FS=/ f``: an assignment, not a file). An option wh
 not known to be one is read as a flag, so a word is never taken for a pattern when it may be a
 file (``grep -A 3 x /etc/hosts`` judges ``x`` and ``/etc/hosts``). What awk and sed programs do
 is read by :mod:`goosectx.awk_program` and :mod:`goosectx.sed_script`.
+git's message options are text too (:func:`git_messages`).
 
 Core module: no printing.
 """
@@ -21,7 +22,8 @@ from __future__ import annotations
 import re
 
 from goosectx.awk_program import AWK
-from goosectx.shell_options import long_option
+from goosectx.shell_git import git_subcommand
+from goosectx.shell_options import long_option, short_value
 from goosectx.split_outputs import csplit_patterns
 
 _GREP = frozenset({"grep", "egrep", "fgrep", "rgrep"})
@@ -110,6 +112,8 @@ def not_paths(args: list[str]) -> set[int]:
         return csplit_patterns(args)
     if args[:2] and args[0].rsplit("/", 1)[-1] == "gh" and args[1:2] == ["api"]:
         return _gh_endpoint(args)
+    if args and args[0].rsplit("/", 1)[-1] == "git":
+        return git_messages(args)
     read = _read(args)
     if read is None:
         return set()
@@ -150,6 +154,47 @@ def _gh_endpoint(args: list[str]) -> set[int]:
             return {i}
         i += 2 if args[i] in _GH_API_VALUED else 1
     return set()
+
+
+_GIT_MESSAGE_VALUED = {"commit": ("mFCct", "Su"), "tag": ("mFu", "n"), "merge": ("mFsX", "S"),
+                       "commit-tree": ("mFp", "S"), "notes": ("mFCc", ""), "stash": ("m", "")}
+"""git's subcommands with a message option (``-m MSG``, ``--message=MSG``): their short options
+that take a value (the rest of the word or the next word) and those that take only the rest
+of the word (``-S[KEYID]``, ``-u[MODE]``). Not ``revert`` / ``cherry-pick``: their ``-m`` is a
+parent's number; ``-F`` / ``--file`` is a file the message is read from."""
+_GIT_LONG_VALUED = ("--file", "--template", "--pathspec-from-file", "--reuse-message",
+                    "--reedit-message", "--fixup", "--squash", "--author", "--date", "--cleanup",
+                    "--trailer", "--local-user", "--strategy", "--strategy-option",
+                    "--into-name", "--ref", "--message")
+"""Long options of those subcommands that take the next word as their value."""
+
+
+def git_messages(args: list[str]) -> set[int]:
+    """The indices in ``args`` (``git`` first) of the words holding a message: text, no path.
+
+    ``git commit -m "$(cat <<'END' …)"``, ``git tag -a v1 -m MSG``, ``-am MSG``, ``-mMSG``,
+    ``--message=MSG`` (or a prefix of it): what the message's ``$( )`` runs is judged as a
+    command of its own (``git commit -m "$(cat .env)"`` reads ``.env`` by ``cat``).
+    """
+    at = 1 + git_subcommand(args[1:])
+    valued, attached = _GIT_MESSAGE_VALUED.get(args[at] if at < len(args) else "", ("", ""))
+    found: set[int] = set()
+    i = at + 1
+    while valued and i < len(args) and args[i] != "--":
+        word = args[i]
+        if word.startswith("--"):
+            option = next((o for o in _GIT_LONG_VALUED if long_option(word, o)), "")
+            if option == "--message":
+                found.add(i if "=" in word else i + 1)
+            i += 2 if option and "=" not in word else 1
+        elif word.startswith("-") and len(word) > 1:
+            short = short_value(args, i, valued, attached)
+            if short.letter == "m":
+                found.add(i if short.next == i + 1 else i + 1)
+            i = short.next
+        else:
+            i += 1
+    return {k for k in found if k < len(args)}
 
 
 def volume_host(args: list[str], i: int) -> str | None:

@@ -23,6 +23,7 @@ from __future__ import annotations
 import posixpath
 import re
 from collections.abc import Iterable
+from itertools import takewhile
 
 from goosectx.shell_assign import plain_value
 from goosectx.shell_jobs import scheduled_job
@@ -135,21 +136,37 @@ def sets_prompt(value: str, computed: bool = False, binder: bool = True) -> str 
     return None if not computed and plain_value(found[1], value[found.end():]) else found[1]
 
 
-_BINDERS = frozenset({"read", "mapfile", "readarray", "printf", "declare", "typeset", "local",
-                      "readonly", "export", "getopts", "select", "for", "wait"})
-"""Commands an operand of which may name a variable they set or bind (``read PS4``, ``for PS4
-in …``, ``declare -n r=PS4``, ``printf -vPS4``, ``wait -p PS4``)."""
+_BINDERS = frozenset({"read", "mapfile", "readarray", "getopts", "select", "for"})
+"""Commands whose operands name variables they set (``read PS4``, ``for PS4 in …``)."""
+_BINDING_OPTIONS = {"printf": "v", "wait": "p", "declare": "n", "typeset": "n", "local": "n"}
+"""Commands that set the variable an operand names only with one of these options
+(``printf -vPS4 x``, ``wait -p PS4``, ``declare -n r=PS4``: a reference through which an
+assignment to ``r`` sets ``PS4``)."""
+_PRINTS = "pfF"
+"""A declaration's options that make it print (``declare -p PS1``, ``typeset -f``): it sets
+nothing, its operands are names only (bash prints ``NAME=VALUE: not found``)."""
 
 
 def binds_names(values: list[str]) -> bool:
-    """True when a simple command's program (of its words' values) is one of :data:`_BINDERS`.
+    """True when a simple command (its words' values) may set a variable an operand names.
 
-    Leading assignments, ``command``, ``builtin`` and ``time`` are skipped.
+    :data:`_BINDERS`, and the commands of :data:`_BINDING_OPTIONS` given their option, a
+    declaration only when it does not print (:data:`_PRINTS`). A bare name gives a variable
+    no new value: ``export PS4``, ``readonly PS1``, ``declare -x PS4`` mark the value it
+    already has (from goosectx's environment, or set by an earlier command of the line, which
+    is judged itself), ``local PS4`` gives the function an unset copy. Leading assignments,
+    ``command``, ``builtin`` and ``time`` are skipped.
     """
-    for value in values:
-        if not (_is_assignment(value) or value in ("builtin", "command", "time", "-p", "--")):
-            return value in _BINDERS
-    return False
+    at = next((i for i, value in enumerate(values) if not (_is_assignment(value) or value in (
+        "builtin", "command", "time", "-p", "--"))), None)
+    if at is None:
+        return False
+    value = values[at]
+    letters = "".join(takewhile(lambda w: w != "--" and w[:1] == "-", values[at + 1:]))
+    if value in _BINDING_OPTIONS:
+        return _BINDING_OPTIONS[value] in letters and (value in ("printf", "wait") or not any(
+            c in letters for c in _PRINTS))
+    return value in _BINDERS
 
 
 def computed_name(words: list[tuple[str, str, bool]]) -> str | None:

@@ -66,6 +66,7 @@ from goosectx.shell_sed import backup_dir
 from goosectx.shell_unwrap import WRAPPERS, unwrap
 from goosectx.shell_words import Word
 from goosectx.tree_walkers import tree_links_out
+from goosectx.uv_python import uv_interpreter, version_request
 
 __all__ = ["FAR", "NO_FILE_ARGUMENTS", "STREAM_FILES", "outside_words"]
 
@@ -150,11 +151,17 @@ def outside_words(command: str, working_dir: Path,
             if word is interpreter:  # uv pip list -p ./x runs ./x; -p .venv/bin/python runs
                 value = word.value.partition("=")[2] if word.value[:2] == "--" else (
                     word.value[2:].removeprefix("=") if word.value[:2] == "-p" else word.value)
-                if _venv_python(replace(word, value="PYTHON=" + value), dirs, real_dir, command):
-                    continue
+                if any(_venv_python(replace(word, value="PYTHON=" + one), dirs, real_dir, command)
+                       for one in (value, value.rstrip("/") + "/bin/python")):
+                    continue  # -p .venv: uv runs the venv dir's bin/python
                 if "/" in value or word.expands:
                     yield word.value, (f"{value} is the program uv runs as its interpreter, not "
                                        "the project venv's")
+                    continue
+                if not version_request(value):  # uv run -p bash: a program found on PATH
+                    yield word.value, (f"{value} is no Python version: uv runs the program of "
+                                       "that name (on PATH, or a file here) as its interpreter, "
+                                       "not the project venv's")
                     continue
             if _loop_value(word, command) and all(isinstance(d, Path) for d in dirs):
                 continue  # for f in src/*.py; do wc -l "$f": the header's words are judged
@@ -207,21 +214,6 @@ def _loop_value(word: Word, line: str) -> bool:
     name = found[1]
     headers = len(re.findall(rf"(?<![\w$-])for\s+{name}\s+in\s", line))
     return headers > 0 and len(re.findall(_LOOP.format(name=name), line)) == headers
-
-
-def uv_interpreter(args: list[Word]) -> Word | None:
-    """The word of ``uv … -p P`` / ``--python P`` / ``--python=P`` that holds ``P``, or ``None``.
-
-    uv runs ``P`` when it is a path (``3.12``, ``pypy@3.10`` are versions it looks up).
-    """
-    for i, word in enumerate(args[1:], 1):
-        if word.value == "--":
-            return None
-        if word.value.startswith("--python=") or word.value[:2] == "-p" and word.value[2:]:
-            return word  # -p./x, -p=./x: clap's glued value
-        if word.value in ("-p", "--python"):
-            return args[i + 1] if i + 1 < len(args) else None
-    return None
 
 
 def _venv_python(word: Word, dirs: tuple[Dir, ...], real_dir: Path, line: str,

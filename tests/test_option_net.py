@@ -138,9 +138,28 @@ def test_uv_running_a_project_program_as_its_interpreter_asks(venv_project: Path
     assert "interpreter" in reason
 
 
+# fresh28 finding 16: `uv run -p bash pytest` and `uv run --python evil pytest` ran under
+# shell(uv*),shell(pytest*) while `-p ./evil` asked: a name that is no version request is an
+# executable uv finds on PATH (or a file of that name here) and runs as its interpreter.
+@pytest.mark.parametrize("command", [
+    "uv run -p bash pytest", "uv run --python evil pytest", "uv run -pbash pytest",
+    "uv run --python=mypython3 pytest", "uv pip list -p evil", "uv run -w x -p bash pytest",
+    "uv run --with x --index-url u -p bash pytest"])
+def test_uv_running_a_program_named_on_path_as_its_interpreter_asks(venv_project: Path,
+                                                                   command: str) -> None:
+    action, reason = _uv(venv_project, command)
+    assert action == "ask", reason
+    assert "is no Python version: uv runs the program of that name" in reason, reason
+
+
 @pytest.mark.parametrize("command", [
     "uv pip list -p .venv/bin/python", "uv pip list --python=./.venv/bin/python3",
     "uv pip list -p 3.12", "uv pip list -p3.12", "uv pip list", "uv run -p 3.12 pytest",
+    "uv run -p .venv pytest", "uv run --python=.venv/ pytest", "uv run -p cpython@3.12 pytest",
+    "uv run -p pypy3.10 pytest", "uv run -p cp312 pytest", "uv run -p 3.13t pytest",
+    "uv run -p '>=3.11,<3.13' pytest", "uv run -p python3.12 pytest", "uv run -p any pytest",
+    "uv run -p 3.14.0rc1 pytest", "uv run -p cpython-3.12.3-linux-x86_64-gnu pytest",
+    "uv run pytest -p no:cacheprovider", "uv run pytest -q -p xdist", "uv run pytest -p ./x",
 ])
 def test_uv_with_the_project_venv_or_a_version_runs(venv_project: Path, command: str) -> None:
     action, reason = _uv(venv_project, command)

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 from cli_support import run_auto_denying_rm, run_cli
-from rules_support import DENY_RM
+from rules_support import DENY_RM, shell_verdict
 from rules_support import action as verdict
 
 from goosectx.permissions import PermissionRules, suggested_rule
@@ -122,7 +122,39 @@ def test_a_prompt_variable_named_as_a_plain_word_is_no_assignment(command: str) 
 
 @pytest.mark.parametrize("command", [
     "for PS4 in x; do set -x; done", "select PS4 in a; do :; done", "getopts ab PS4",
-    "wait -p PS4", "command read PS4", "X=1 read -r ENV", "mapfile PS4 < f", "export PS4",
-    "local -n r=ENV", "eval read PS4", "bash -c 'read PS4'", "printf -vPS4 x"])
+    "wait -p PS4", "command read PS4", "X=1 read -r ENV", "mapfile PS4 < f", "wait -np PS4",
+    "local -n r=ENV", "eval read PS4", "bash -c 'read PS4'", "printf -vPS4 x",
+    "printf -v PS1 '%s' x", "declare -gn r=PS4", "typeset -n PROMPT_COMMAND"])
 def test_a_builtin_that_sets_the_variable_an_operand_names_still_asks(command: str) -> None:
     assert verdict(PermissionRules(allow=("shell(*)",)), command, "smart_approve") == "ask", command
+
+
+# fresh28 finding 13: under --deny 'shell(rm *)', `declare -p PROMPT_COMMAND` and `typeset -p
+# PS1` asked "it sets PS1, whose commands bash runs" (they print it), and so did `export PS4`,
+# `declare PS1` and `local PS4`, while `export PS4='+ '` ran. A bare name gives the variable
+# no new value: export/readonly/declare -x keep the one it has (goosectx's environment's, or
+# one an earlier command of the line set, which is judged itself); local gives an unset copy.
+@pytest.mark.parametrize("command", [
+    "declare -p PROMPT_COMMAND", "typeset -p PS1", "export PS4", "declare PS1", "local PS4",
+    "readonly PS4", "declare -x PS4", "export -n PS4", "declare -p PS0 PS2 ENV BASH_ENV",
+    "typeset -f PS1", "printf '%s\n' PS1", "wait PS4", "export PS1; echo ok"])
+def test_a_declaration_that_prints_or_keeps_a_prompt_variable_runs(command: str) -> None:
+    assert verdict(DENY_RM, command) == "run", command
+    assert verdict(PermissionRules(allow=("shell(*)",)), command, "smart_approve") == "run", command
+
+
+def test_a_value_set_before_export_is_still_judged_where_it_is_set() -> None:
+    for command in ("PS4='$(rm x)'; export PS4; bash -xc ls", "read PS4; export PS4",
+                    "BASH_ENV=./x; export BASH_ENV; bash -c ls"):
+        found = shell_verdict(DENY_RM, command)
+        assert found.action == "ask", command
+        assert "it sets " in found.reason and "export" not in found.reason.split(" in `")[1], (
+            command, found.reason)
+
+
+def test_export_of_a_bare_prompt_variable_runs_in_bash_with_its_old_value(  # type: ignore[no-untyped-def]
+        fake_model, workdir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    run_auto_denying_rm(fake_model, workdir, capsys, [
+        "declare -p PS4; export PS4; bash -xc 'echo traced'"])
+    answers = [m["content"] for m in fake_model.requests[-1]["messages"] if m["role"] == "tool"]
+    assert "+ echo traced" in answers[0] and "needs approval" not in answers[0], answers
