@@ -4,22 +4,11 @@ resume and an export say "The turn stopped: <the error>"; the model never sees i
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 from cli_support import cli, run_cli
 from fakeserver import FakeServer
-
-PRICED = "openai/gpt-4o-mini"
-
-
-@pytest.fixture
-def priced(fake_server: FakeServer, work: Path, monkeypatch: pytest.MonkeyPatch) -> FakeServer:
-    monkeypatch.chdir(work)
-    monkeypatch.setenv("GOOSE_MODEL", PRICED)
-    monkeypatch.setenv("OPENAI_API_BASE", fake_server.base_url)
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-dummy")
-    return fake_server
+from test_cost_cap import priced  # noqa: F401  (the fixture: gpt-4o-mini, priced)
 
 
 def _flat(text: str) -> str:
@@ -27,7 +16,7 @@ def _flat(text: str) -> str:
 
 
 def test_a_turn_the_spending_cap_ends_says_so_in_show_export_and_resume(
-        priced: FakeServer, capsys: pytest.CaptureFixture[str]) -> None:
+        priced: FakeServer, capsys: pytest.CaptureFixture[str]) -> None:  # noqa: F811
     priced.add({"tool_calls": [{"name": "shell", "arguments": {"command": "echo ran"}}],
                 "usage": {"prompt_tokens": 200_000, "completion_tokens": 10}})
     code, _, err = run_cli(capsys, "--mode", "auto", "run", "--name", "capped", "--max-cost",
@@ -52,7 +41,7 @@ def test_a_turn_the_spending_cap_ends_says_so_in_show_export_and_resume(
 
 
 def test_a_401_leaves_the_notice_with_the_key_redacted(
-        priced: FakeServer, capsys: pytest.CaptureFixture[str],
+        priced: FakeServer, capsys: pytest.CaptureFixture[str],  # noqa: F811
         monkeypatch: pytest.MonkeyPatch) -> None:
     key = "sk-proj-" + "Q7wz" * 10
     monkeypatch.setenv("OPENAI_API_KEY", key)
