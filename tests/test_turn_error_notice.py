@@ -51,5 +51,6 @@ def test_a_401_leaves_the_notice_with_the_key_redacted(
     code, _, err = run_cli(capsys, "run", "--name", "denied", "-t", "hello")
     assert code != 0 and err.strip()
     saved = cli(capsys, "sessions", "export", "denied", "--format", "json")[0]
-    assert "The turn stopped:" in saved and key not in saved
+    assert "The turn stopped: openai/gpt-4o-mini rejected the API key" in saved
+    assert "[REDACTED]" in saved and key not in saved  # the server's message held the key
     assert "The turn stopped:" in _flat(cli(capsys, "sessions", "show", "denied")[0])
