@@ -50,7 +50,13 @@ from goosectx.session import Session
 from goosectx.stream_reply import cut_off_notice, empty_reply_notice, stream_reply
 from goosectx.tools.base import ToolContext, ToolRegistry, ToolSource
 from goosectx.tools.offering import ToolOffering
-from goosectx.turn import Turn, close_cancelled, error_not_started_text, error_stopped_text
+from goosectx.turn import (
+    Turn,
+    close_cancelled,
+    error_not_started_text,
+    error_stopped_text,
+    turn_error_notice,
+)
 
 log = logging.getLogger("goosectx.agent")
 
@@ -184,6 +190,7 @@ class Agent(AgentTools):
             turn.cancel_text = error_not_started_text(exc.kind)
             turn.started_text = error_stopped_text(exc.kind)
             yield from self._close_cancelled(turn, finish=False, error=True)
+            yield from self._complete(turn_error_notice(self.reply_redact()(exc.one_line())))
             yield TurnFinished("error", exc.one_line())
 
     def compact(self, instructions: str | None = None, *, strategy: str = "llm",

@@ -80,6 +80,22 @@ def error_stopped_text(kind: str) -> str:
             "not at all — check before running it again]")
 
 
+TURN_ERROR_KEY = "turn_error"
+"""``metadata.extra`` key of the notice an error's end of a turn stores
+(:func:`turn_error_notice`): drawn by ``sessions show``, a resume and an export; live, the
+turn's own error line says it instead."""
+
+
+def turn_error_notice(one_line: str) -> Message:
+    """The user-only notice stored when an error ends a turn (the model never sees it).
+
+    ``one_line``: the error's one line, already redacted (``GoosectxError.one_line``), so the
+    transcript says why the turn has no answer ("The turn stopped: the spending cap …").
+    """
+    return Message.notification(f"The turn stopped: {one_line}").with_metadata(
+        extra={TURN_ERROR_KEY: True})
+
+
 INTERRUPTED_TEXTS = (INTERRUPTED_TEXT, UNRECORDED_TEXT)
 """The answers :func:`answer_interrupted` stores for a call that may have run."""
 

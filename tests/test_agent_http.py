@@ -172,7 +172,8 @@ def test_retry_then_give_up_ends_the_turn_with_the_reason(fake_server: FakeServe
     end = finished(h.turn("x"))
     assert end.status == "error" and "after 3 retries" in (end.error or "")
     assert len(fake_server.requests) == 4
-    assert [m.text for m in h.stored()] == ["x"]
+    *kept, notice = h.stored()  # the notice that the turn stopped: for the user only
+    assert [m.text for m in kept] == ["x"] and not notice.metadata.agent_visible
 
 
 def test_cancel_mid_stream_over_http(fake_server: FakeServer, tmp_path: Path) -> None:

@@ -126,7 +126,8 @@ def test_context_exceeded_compacts_then_retries_the_same_step(tmp_path: Path) ->
     events = h.turn("again")
     end = finished(events)
     assert end.status == "error" and "larger context window" in (end.error or "")
-    assert h.stored()[-1].text == "again"  # history kept
+    assert h.stored()[-2].text == "again"  # history kept, then the notice of the error
+    assert not h.stored()[-1].metadata.agent_visible
 
 
 def test_provider_error_ends_the_turn_and_keeps_history(tmp_path: Path) -> None:
@@ -135,7 +136,10 @@ def test_provider_error_ends_the_turn_and_keeps_history(tmp_path: Path) -> None:
     end = finished(h.turn("do it"))
     assert end.status == "error"
     assert end.error == "no reply from http://x — check the server"
-    assert [m.role for m in h.stored()] == ["user", "assistant", "user"]
+    assert [m.role for m in h.stored()] == ["user", "assistant", "user", "assistant"]
+    notice = h.stored()[-1]  # for the user only: the model's history is as it was
+    assert not notice.metadata.agent_visible and notice.metadata.user_visible
+    assert "The turn stopped: no reply from http://x — check the server" in str(notice.content)
     provider.add("recovered")
     assert finished(h.turn("try again")).status == "done"
     sent = provider.requests[-1].messages

@@ -82,7 +82,9 @@ def test_the_cap_stops_a_turn_before_the_call_reaches_the_server(
     assert re.search(r"spent \$0\.000\d+ of the \$0\.0010 cap \(set by --max-cost\)", out)  # /usage
     # the history stays valid: both requests kept, one answer, nothing half-written
     saved = json.loads(cli(capsys, "sessions", "export", "capped", "--format", "json")[0])
-    assert [m["role"] for m in saved["messages"]] == ["user", "assistant", "user"]
+    # ... and the notice that the turn stopped on the cap, for the user only
+    assert [m["role"] for m in saved["messages"]] == ["user", "assistant", "user", "assistant"]
+    assert saved["messages"][-1]["metadata"]["agent_visible"] is False
     assert [e["purpose"] for e in saved["usage_ledger"]] == ["reply"]
 
 

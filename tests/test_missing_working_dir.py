@@ -58,3 +58,23 @@ def test_run_resume_warns_on_stderr_that_the_working_dir_is_gone(fake_model: Fak
     run = Run(resume="old", text="again")
     warning = next(line for line in run.err.splitlines() if "no longer exists" in line)
     assert str(gone) in warning and "mkdir -p" in warning and session.name == "old"
+
+
+def test_a_text_editor_write_in_a_gone_working_dir_is_refused_like_a_shell_call(
+        tmp_path: Path) -> None:
+    world = World(tmp_path)
+    try:
+        world.mode = "auto"
+        world.workdir.rmdir()
+        world.provider.add(ScriptedReply(tool_calls=[
+            ("shell", {"command": "ls"}),
+            ("text_editor", {"command": "create", "path": "new.txt", "file_text": "hi"})]),
+            "refused")
+        world.run("do it" + ENTER + CTRL_D, resumed=True)
+        assert not world.workdir.exists()  # not recreated, nothing written there
+        shell, edit = [r.output for m in world.provider.requests[-1].messages
+                       for r in m.tool_responses]
+        fix = f"until it is recreated (mkdir -p {world.workdir})"
+        assert fix in shell and fix in edit and edit.startswith("create failed: ")
+    finally:
+        world.store.close()

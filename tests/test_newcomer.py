@@ -426,7 +426,22 @@ def test_the_readme_examples_work_from_any_directory_and_keep_the_terminal_clean
     assert block is not None
     adder = tomllib.loads(block.group(1))["extensions"]["adder"]
     assert all(Path(p).is_absolute() for p in (adder["cmd"], *adder["args"])), adder
-    recipe = re.search(r"^.*tests/fakeserver\.py --script replies\.json.*&$", readme, re.M)
-    assert recipe is not None and "> fakeserver.log 2>&1 &" in recipe.group(0)
+    recipe = re.search(r'^.*tests/fakeserver\.py --script "\$d/replies\.json".*&$', readme, re.M)
+    assert recipe is not None and '> "$d/fakeserver.log" 2>&1 &' in recipe.group(0)
     assert "`goosectx extensions list --with-extension " in readme
+    _recipe_writes_outside_the_clone(readme)
     assert "PROMPT_TOOLKIT_NO_CPR=1" in readme
+
+
+def _recipe_writes_outside_the_clone(readme: str) -> None:
+    """Every file the fake-server recipe writes or names is in its temporary dir ``$d``.
+
+    replies.json, fake.toml and fakeserver.log written into the clone showed in ``git status``.
+    """
+    import re
+
+    block = readme[readme.index("d=$(mktemp -d)"):]
+    block = block[:block.index("```")]
+    targets = re.findall(r'(?:>|--script|GOOSECTX_CONFIG=)\s*("[^"]*"|\S+)', block)
+    assert len(targets) == 6, targets  # 3 files written, 2 read, and 2>&1
+    assert all(t.startswith('"$d/') for t in targets if t != "&1"), targets

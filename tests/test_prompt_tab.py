@@ -120,3 +120,26 @@ def test_the_menu_says_more_were_not_listed_only_past_the_cap(tmp_path: Path,
     assert len(files) == MAX_COMPLETIONS
     notes = [e.display_meta_text for e in entries if not e.text]
     assert notes == ([f"more than {MAX_COMPLETIONS}: type more of the name"] if extra else [])
+
+
+def test_tab_on_a_unique_name_holding_a_secret_opens_its_menu_with_the_note(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The one match inserts nothing (listed redacted): Tab shows why instead of nothing."""
+    from prompt_toolkit.buffer import Buffer
+    from prompt_toolkit.document import Document
+
+    from goosectx.cli.prompt import complete_now
+    from goosectx.cli.repl_mentions import SECRET_NAME
+
+    key = "sk-proj-" + "Zq8x" * 10
+    monkeypatch.setenv("DEPLOY_TOKEN", key)
+    (tmp_path / f"notes-{key}.txt").write_text("x")
+    buffer = Buffer(completer=MentionCompleter(tmp_path))
+    buffer.set_document(Document("read @note"))
+    complete_now(buffer)
+    assert buffer.text == "read @note"  # the word stays as typed
+    state = buffer.complete_state
+    assert state is not None
+    [(shown, note)] = [(c.display_text, c.display_meta_text) for c in state.completions]
+    assert shown == "notes-[REDACTED].txt" and note == SECRET_NAME
+    assert _typed("see @src/ap\t\r", MentionCompleter(tmp_path)) == "see @src/ap"  # no match

@@ -50,7 +50,8 @@ def test_the_model_is_told_the_error_ended_the_turn_not_that_the_user_cancelled(
     harness, events = _capped_turn(tmp_path)
     assert finished(events).status == "error"
     stored = harness.stored()
-    last = [r.output for r in stored[-1].tool_responses]
+    assert "The turn stopped: " in str(stored[-1].content)  # the user's notice, then ...
+    last = [r.output for r in stored[-2].tool_responses]  # ... the model's answers
     assert last == [error_not_started_text(CAP_KIND)] * 3
     assert all("spending cap" in text and "cancel" not in text for text in last)
     assert "before this call started" in last[0]
@@ -118,7 +119,7 @@ def test_the_turns_end_shows_the_events_answers(tmp_path: Path) -> None:
     """What the screen is told (the events) is what the store holds."""
     harness, events = _capped_turn(tmp_path)
     shown = [e.response.output for e in events if isinstance(e, ToolCallFinished)][-3:]
-    assert shown == [r.output for r in harness.stored()[-1].tool_responses]
+    assert shown == [r.output for r in harness.stored()[-2].tool_responses]  # before the notice
     harness.store.close()
 
 

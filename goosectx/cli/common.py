@@ -92,8 +92,8 @@ def missing_working_dir(session: Session) -> str | None:
     word = pasteable(str(path))
     how = "recreate it" + (f" (mkdir -p {word})" if word is not None else "")
     return one_line_safe(
-        f"this session's working dir {path} no longer exists — shell commands cannot run "
-        f"and @ mentions find nothing; {how} or start a new session in another dir")
+        f"this session's working dir {path} no longer exists — shell commands and file edits "
+        f"cannot run and @ mentions find nothing; {how} or start a new session in another dir")
 
 
 def check_utf8_dir(path: Path) -> None:

@@ -208,9 +208,9 @@ def complete_now(buffer: Buffer) -> None:
     document = buffer.document
     completions = list(buffer.completer.get_completions(
         document, CompleteEvent(completion_requested=True)))
-    if len(completions) == 1:
+    if len(completions) == 1 and _changes(document, completions[0]):
         buffer.apply_completion(completions[0])
-        return
+        return  # (one that changes nothing, a name listed redacted: its menu says why)
     from goosectx.cli.repl_mentions import MoreNotListed  # (the REPL has it loaded)
 
     cut = any(isinstance(c, MoreNotListed) for c in completions)  # (at exactly the cap: not cut)
@@ -222,6 +222,12 @@ def complete_now(buffer: Buffer) -> None:
     elif completions:
         buffer.complete_state = CompletionState(document, completions)
         buffer.on_completions_changed.fire()
+
+
+def _changes(document: Document, completion: Completion) -> bool:
+    """True when inserting ``completion`` changes the text (it is not the word as typed)."""
+    before = document.text_before_cursor
+    return before[len(before) + completion.start_position:] != completion.text
 
 
 class InputHistory(FileHistory):

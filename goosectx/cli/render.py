@@ -48,6 +48,7 @@ from goosectx.events import (
     UsageUpdated,
 )
 from goosectx.shown import output_keys
+from goosectx.turn import TURN_ERROR_KEY
 from goosectx.usage import COST_UNKNOWN
 
 __all__ = ["TranscriptRenderer", "attachment_line", "compaction_rule_text"]
@@ -224,8 +225,8 @@ class TranscriptRenderer(MessageView):
         self._close_stream(end=meta.cut_short if meta.cancelled else "")
         streamed, self._reply_drawn = self._reply_drawn, False
         reasoned, self._reasoning_drawn = self._reasoning_drawn, False
-        if not message.metadata.user_visible:
-            return
+        if not message.metadata.user_visible or TURN_ERROR_KEY in meta.extra:
+            return  # the error's notice: the turn's error line says it (_turn_finished)
         if escapes.is_shell_escape(message):
             self._shell_escape(message)
             return

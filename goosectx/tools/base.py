@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from goosectx.conversation import ToolRequest
+from goosectx.path_word import exact_word
 from goosectx.providers.base import ToolSchema
 
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
@@ -17,6 +18,17 @@ _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 if TYPE_CHECKING:
     from goosectx.file_journal import EditJournal
     from goosectx.read_target import JudgedFile
+
+
+def working_dir_gone(working_dir: Path, what: str) -> str:
+    """Why a tool cannot run in ``working_dir``, which no longer exists, and the fix.
+
+    ``what``: what cannot happen until it is recreated ("no command can run"). The fix is
+    the command that recreates the very path (:func:`~goosectx.path_word.exact_word`); the
+    shell tool and the text editor give the same one.
+    """
+    return (f"the working dir {working_dir} no longer exists (removed or moved); {what} until "
+            f"it is recreated (mkdir -p {exact_word(str(working_dir))})")
 
 
 @dataclass(frozen=True, slots=True)

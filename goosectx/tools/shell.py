@@ -24,8 +24,7 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from goosectx.isolation import PidNamespace, spawn_isolated
-from goosectx.path_word import exact_word
-from goosectx.tools.base import ToolContext, ToolResult
+from goosectx.tools.base import ToolContext, ToolResult, working_dir_gone
 from goosectx.tools.definitions import SHELL_DESCRIPTION, SHELL_NAME, SHELL_PARAMETERS
 
 if TYPE_CHECKING:  # loaded at the first call (not for the schema alone)
@@ -196,10 +195,8 @@ class ShellTool:
                     "argument may be at most 131,072 bytes): write the script to a file with "
                     "text_editor and run the file", is_error=True)
             if not os.path.isdir(ctx.working_dir):
-                return ToolResult(
-                    f"could not start bash: the working dir {ctx.working_dir} no longer exists "
-                    "(removed or moved); no command can run until it is recreated (mkdir -p "
-                    f"{exact_word(str(ctx.working_dir))})", is_error=True)
+                return ToolResult("could not start bash: " + working_dir_gone(
+                    ctx.working_dir, "no command can run"), is_error=True)
             return ToolResult(f"could not start bash in {ctx.working_dir}: "
                               f"{exc.strerror or exc}", is_error=True)
         streams = [

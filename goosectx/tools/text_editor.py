@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 from goosectx.parts import json_kind
 from goosectx.sensitive import expand_user
 from goosectx.testhooks import pause_point
-from goosectx.tools.base import ToolContext, ToolResult, UndoEntry
+from goosectx.tools.base import ToolContext, ToolResult, UndoEntry, working_dir_gone
 from goosectx.tools.definitions import (
     TEXT_EDITOR_COMMANDS,
     TEXT_EDITOR_DESCRIPTION,
@@ -74,6 +74,22 @@ def _undo_note(path: Path, why: str | None) -> str:
     from goosectx.tools.editdiff import NOT_UNDOABLE
 
     return f"{NOT_UNDOABLE}{path}: {why})" if why else ""
+
+
+def _in_gone_working_dir(raw_path: str, path: Path, ctx: ToolContext) -> str | None:
+    """Why a call cannot use ``path``: it is in (or relative to) a working dir that is gone.
+
+    A write there would recreate the working dir (``atomic_write`` makes the missing
+    directories); it is refused the way a shell command is, with the same fix. A path
+    outside the working dir (absolute) is not affected; ``None``: the call may go on.
+    """
+    wd = ctx.working_dir
+    if os.path.isdir(wd):
+        return None
+    relative = not os.path.isabs(expand_user(raw_path))
+    if not relative and os.path.commonpath([wd, path]) != str(wd):
+        return None
+    return working_dir_gone(wd, "no file in it can be read or written")
 
 
 def _said(note: str) -> str:
@@ -139,6 +155,8 @@ class TextEditorTool:
         if not isinstance(raw_path, str) or not raw_path.strip():
             return ToolResult(f"{command} needs a 'path'", is_error=True)
         path = Path(os.path.abspath(ctx.working_dir / expand_user(raw_path)))
+        if (gone := _in_gone_working_dir(raw_path, path, ctx)) is not None:
+            return ToolResult(f"{command} failed: {gone}", is_error=True)
         try:
             if handler is None:
                 return ToolResult(ctx.redact(cap_text(view(path, arguments, ctx),
