@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 import pytest
 from cli_support import cli
 from import_support import write_jsonl
 from store_support import assert_not_in_sessions_db
+from test_import_codex_user_shell import record
 from test_import_secret_prefilter import PLACES, _imported, _session
 
 from goosectx.config import Settings
@@ -35,22 +35,17 @@ FORMS = {
 }
 
 
-def _record(kind: str, payload: dict[str, Any], second: int = 0) -> dict[str, Any]:
-    return {"timestamp": f"2025-10-19T09:09:{second:02d}.000Z", "type": kind,
-            "payload": payload}
-
-
 def _rollout(path: Path, text: str) -> Path:
     """A Codex rollout holding ``text`` in its request, a tool output and the answer."""
     return write_jsonl(path, [
-        _record("session_meta", {"id": "r1", "cwd": "/proj/app"}),
-        _record("response_item", {"type": "message", "role": "user", "content": [
+        record("session_meta", {"id": "r1", "cwd": "/proj/app"}),
+        record("response_item", {"type": "message", "role": "user", "content": [
             {"type": "input_text", "text": f"look at {text}"}]}),
-        _record("response_item", {"type": "function_call", "name": "shell", "call_id": "c1",
+        record("response_item", {"type": "function_call", "name": "shell", "call_id": "c1",
                                   "arguments": json.dumps({"command": ["cat", "k"]})}, 1),
-        _record("response_item", {"type": "function_call_output", "call_id": "c1",
+        record("response_item", {"type": "function_call_output", "call_id": "c1",
                                   "output": f"key: {text}\n"}, 2),
-        _record("response_item", {"type": "message", "role": "assistant", "content": [
+        record("response_item", {"type": "message", "role": "assistant", "content": [
             {"type": "output_text", "text": f"it is {text}"}]}, 3)])
 
 
