@@ -8,8 +8,9 @@ same figure with the dummy key in the same run (the ratio is the cost of the rea
 
 * ``sessions import`` of a generated 10,000-message JSON export (``scale_data.write_export``):
   a real ``goosectx`` process each time, into an empty data dir.
-* The import's scrub alone, in this process: ``Redactor.changes_none`` over every string of
-  those 10,000 messages (the quick check the import makes first).
+* The import's scrub alone, in this process: ``WithPieces.changes_none`` (a tool output's
+  redactor, ``env_secrets.tool_output_redactor``) over every string of those 10,000 messages
+  (the quick check the import makes first).
 * Redaction of a 1 MB tool output holding no key (the quick check) and holding the key once
   (the regex too), the latter with each line coloured (terminal escape sequences, read
   around), and making the redactor.
@@ -93,6 +94,7 @@ def _row(name: str, real: float, dummy: float, unit: str = "s", *, judged: bool 
 def import_rows(tmp: Path, keys: dict[str, str], repeat: int) -> list[Figure]:
     """``sessions import`` of a 10k-message export with each key, then its scrub alone."""
     from goosectx.redaction import Redactor
+    from goosectx.redaction_fragments import with_pieces
 
     work = tmp / "work"
     work.mkdir()
@@ -111,7 +113,7 @@ def import_rows(tmp: Path, keys: dict[str, str], repeat: int) -> list[Figure]:
     texts = [t for m in generate(10_000) for t in (
         *(getattr(p, "text", "") for p in m.content),
         *(getattr(p, "output", "") for p in m.content))]
-    scrub = _paired_s({label: lambda k=key: Redactor([k]).changes_none(texts)
+    scrub = _paired_s({label: lambda k=key: with_pieces(Redactor([k])).changes_none(texts)
                        for label, key in keys.items()}, repeat * 3)
     return [
         _row("sessions import, 10k messages", statistics.median(timed["real"]),

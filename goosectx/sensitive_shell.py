@@ -60,6 +60,7 @@ from goosectx.shell_dirs import (
 )
 from goosectx.shell_unwrap import WRAPPERS, unwrap
 from goosectx.shell_words import Word
+from goosectx.unseen_globs import unseen_matches
 
 _GREPS = ("grep", "egrep", "fgrep", "rgrep")
 METADATA_ONLY = frozenset({"ls", "stat", "readlink", "realpath"})
@@ -81,7 +82,8 @@ ANY_MAY_BE = "any may be)"
 
 def sensitive_words(command: str, working_dir: Path, *, data_dir: Path | None = None,
                     config_file: Path | None = None,
-                    walked: Walked | None = None) -> Iterator[tuple[str, str]]:
+                    walked: Walked | None = None,
+                    unseen: bool = False) -> Iterator[tuple[str, str]]:
     """Each word of ``command`` that names a sensitive file: ``(word, how it is shown)``.
 
     Every word of every part (an option's ``--name=VALUE`` by its value, ``if=F`` and ``@F``
@@ -89,6 +91,8 @@ def sensitive_words(command: str, working_dir: Path, *, data_dir: Path | None = 
     config`` names ``.git/config``); a glob or brace word by every name it can expand to
     (``.en? (matching .env)``); in a dir not known here (after ``cd -``) a relative word may
     be any (``x (after cd -: any may be)``). ``walked``: the line's walk, when the caller has it.
+    ``unseen``: the files it ran on are not here (an imported transcript's command): a glob
+    word counts by the sensitive names it may match too (:mod:`goosectx.unseen_globs`).
     """
     judge = sensitive_judge(data_dir, config_file)
     own = tuple(path for path in (config_file, data_dir) if path is not None)
@@ -160,7 +164,7 @@ def sensitive_words(command: str, working_dir: Path, *, data_dir: Path | None = 
                     continue  # the program, looked up in $PATH, or syntax: not in the dir
             if (word, searched) not in judged:  # cat src/*.py src/*.py …: each judged once
                 judged[word, searched] = _sensitive_word(word, searched, working_dir, judge,
-                                                         command)
+                                                         command, unseen=unseen)
             if (found := judged[word, searched]) is not None:
                 yield word.value, found
 
@@ -183,12 +187,15 @@ def _unwrapped(words: list[Word]) -> list[Word]:
 
 def _sensitive_word(word: Word, dirs: tuple[Dir, ...], working_dir: Path,
                     judge: Callable[[Path], str | None], line: str,
-                    clustered: bool = True) -> str | None:
-    """How ``word`` is shown when it names a sensitive file from one of ``dirs``, else ``None``."""
+                    clustered: bool = True, unseen: bool = False) -> str | None:
+    """How ``word`` is shown when it names a sensitive file from one of ``dirs``, else ``None``.
+
+    ``unseen``: a glob word by the sensitive names it may match too, none of them here.
+    """
     raw = word.value
     for other in cluster_words(raw) if clustered else ():  # grep -cf.env: -f's value
         if found := _sensitive_word(replace(word, value=other), dirs, working_dir, judge, line,
-                                    False):
+                                    False, unseen):
             return raw + found.removeprefix(other)
     if raw.startswith("/") or raw.startswith("~") and not raw.startswith(("~+", "~-")):
         dirs = (working_dir,)  # it names the same file wherever the command runs
@@ -212,6 +219,9 @@ def _sensitive_word(word: Word, dirs: tuple[Dir, ...], working_dir: Path,
         for one in named:
             if judge(one):
                 return f"{raw} (matching {shown(one, working_dir)})"
+        for one in unseen_matches(named) if unseen else ():  # cat .[e]nv, run elsewhere
+            if judge(one):
+                return f"{raw} (may match {shown(one, working_dir)})"
     return None
 
 

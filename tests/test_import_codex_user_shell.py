@@ -112,7 +112,10 @@ def _secret_rollout(path: Path, script: str) -> Path:
 
 
 @pytest.mark.parametrize("script", ["cat .env", "grep PASSWORD config/.env.local",
-                                    "cat ~/.aws/credentials"])
+                                    "cat ~/.aws/credentials",
+                                    # a glob, the files it ran on not here (test28f MEDIUM 1)
+                                    "cat .[e]nv", "cat ./.e?v", "cat .en*", "cat config/.e*.local",
+                                    "grep url .git/c?nfig", "cat ~/.ss[h]/id_*"])
 def test_a_user_shell_command_naming_a_sensitive_file_is_shown_to_the_user_only(
         tmp_path: Path, capsys: pytest.CaptureFixture[str], isolated_env: dict,
         script: str) -> None:
@@ -131,3 +134,9 @@ def test_a_user_shell_command_naming_a_sensitive_file_is_shown_to_the_user_only(
     assert f"**!command** `{script}`" in shown  # the user still sees what was run
     agent, _ = cli(capsys, "sessions", "show", session_id, "--agent")
     assert script not in agent and "ls src" in agent
+
+
+def test_a_glob_that_matches_no_sensitive_name_still_reaches_the_model(tmp_path: Path) -> None:
+    path = _secret_rollout(tmp_path / "rollout.jsonl", "cat src/*.go")
+    (session,) = load_sessions(path, fmt="codex", working_dir=tmp_path)
+    assert all(m.metadata.agent_visible for m in session.conversation if is_shell_escape(m))

@@ -359,3 +359,15 @@ def test_a_goosectx_database_given_to_import_says_what_it_is(
     code, out, err = import_cli(capsys, tmp_path / "other" / "sessions.db")
     assert_one_line_error(code, out, err, "a goosectx sessions.db, not goose's")
     assert "GOOSECTX_HOME" in err and "no such column" not in err
+
+
+@pytest.mark.parametrize("options", [("--format", "codex"), ()])
+def test_a_cut_file_s_error_offers_format_only_when_none_was_given(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path, options: tuple[str, ...]) -> None:
+    # with --format codex given, "or name its format with --format" was no way out (test28f)
+    path = tmp_path / "only.jsonl"
+    path.write_text('{"timestamp": "2025-10-19T09:09:00.000Z", "type": "session_meta", "pay')
+    code, out, err = import_cli(capsys, path, *options)
+    assert_one_line_error(code, out, err, "the JSON ends before it is complete")
+    assert ("name its format with --format" in err) is not bool(options)
+    assert "no sessions" in sessions_listed(capsys).lower()

@@ -112,18 +112,25 @@ def _import_file(
     is told what is being saved.
     """
     from goosectx.cli.import_checks import content_hash_started
-    from goosectx.errors import SessionNameTaken
+    from goosectx.errors import ImportFormatError, SessionNameTaken
     from goosectx.importers import load_sessions
+    from goosectx.importers.builder import CHECK_HINT
     from goosectx.session import NAME_MAX_CHARS, new_session_id, valid_session_id
     from goosectx.testhooks import pause_point
 
     import_hash_of_file = content_hash_started(path, source_session)  # while it is parsed
-    if fmt == "auto" and path.is_file():
+    given = fmt != "auto"
+    if not given and path.is_file():
         from goosectx.importers.detect import detect_format
 
         fmt = detect_format(path)
-    sessions = load_sessions(path, fmt=fmt, source_session=source_session,
-                             working_dir=Path.cwd(), stored=True)
+    try:
+        sessions = load_sessions(path, fmt=fmt, source_session=source_session,
+                                 working_dir=Path.cwd(), stored=True)
+    except ImportFormatError as exc:  # --format given: "or name its format" is no way out
+        if given and exc.hint and exc.hint.startswith(f"{CHECK_HINT}, or name its format"):
+            exc.hint = CHECK_HINT
+        raise
     for session in sessions:
         if shown_path is not None and session.metadata.get("source_path") == str(path):
             session.metadata["source_path"] = shown_path  # not the temporary copy's path

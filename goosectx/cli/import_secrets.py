@@ -1,9 +1,10 @@
 """Secrets of this environment scrubbed from everything an imported transcript holds.
 
 Tool output goosectx makes is redacted before the model or the store sees it
-(``env_secrets.make_redactor``: the values of secret-looking variables and configured API
-keys, in every encoding it lists); an imported transcript gets the same, in every string it
-brings: tool outputs (another agent's ``env``), tool calls' arguments (a ``curl -H
+(``env_secrets.tool_output_redactor``: the values of secret-looking variables and configured
+API keys, in every encoding it lists, written as a list of their characters or bytes, and
+each run of 13+ of their characters); an imported transcript gets the same, in every string
+it brings: tool outputs (another agent's ``env``), tool calls' arguments (a ``curl -H
 "Authorization: Bearer …"`` written out), text and reasoning (reasoning whose text or
 signature changes loses its signature: a provider would refuse the pair), attachments and
 notices (every string field of every part type: the model reads an ``@``-file's text on
@@ -30,7 +31,7 @@ from goosectx.cli.words import plural
 from goosectx.config import Settings
 from goosectx.importers.builder import IMPORT_NOTES
 from goosectx.parts import Part, TextContent, ThinkingContent, ToolRequest, ToolResponse
-from goosectx.redaction import REDACTED, Redactor
+from goosectx.redaction import REDACTED
 from goosectx.redaction_bytes import attachment_redacted, nul_reading
 from goosectx.session import Session, SessionState, new_session_id
 from goosectx.stored_message import StoredMessage
@@ -39,6 +40,7 @@ if TYPE_CHECKING:
     from goosectx.conversation import Message
     from goosectx.errors import GoosectxError
     from goosectx.message import MessageMetadata
+    from goosectx.redaction_fragments import WithPieces
 
 Redact = Callable[[str], str]
 
@@ -57,21 +59,18 @@ def redact_secrets(sessions: list[Session], settings: Settings) -> list[str]:
     """
     from goosectx.env_secrets import tool_output_redactor
 
-    shown = tool_output_redactor(settings)  # (names and titles: a key's 13+ characters too)
-    redact = shown.inner  # (make_redactor's: its quick check reads the messages)
-    assert isinstance(redact, Redactor)
-    if not shown.secrets:  # nothing to look for: a long import pays nothing for it
+    redact = tool_output_redactor(settings)  # a live tool output's: a key as a list, a piece
+    if not redact.secrets:  # nothing to look for: a long import pays nothing for it
         return ["" for _ in sessions]
     notes = []
     for session in sessions:
         messages: list[Message | StoredMessage] = (
             session.stored_messages if session.stored_messages is not None
             else session.conversation.messages)  # type: ignore[assignment]  # (Messages only)
-        named = _scrub_names(session, shown)
-        if not named and _holds_none(session, messages, redact):  # the common case: one check
+        if _holds_none(session, messages, redact):  # the common case: one check
             notes.append("")
             continue
-        found: dict[str, int] = {"source field": named} if named else {}
+        found: dict[str, int] = {}
         _scrub_session_fields(session, redact, found)
         ids = _Ids(redact, {p.id for m in messages for p in m.content
                             if isinstance(p, ToolRequest | ToolResponse)})
@@ -98,11 +97,11 @@ def redact_secrets(sessions: list[Session], settings: Settings) -> list[str]:
 
 
 def _holds_none(session: Session, messages: list[Message | StoredMessage],
-                redact: Redactor) -> bool:
+                redact: WithPieces) -> bool:
     """True when scrubbing ``session`` would change nothing: proved by one check of it all.
 
     Every string the scrub reads (:func:`_strings`: more is harmless) goes to one
-    :meth:`~goosectx.redaction.Redactor.changes_none`; and no id or tool name holds a
+    :meth:`~goosectx.redaction_fragments.WithPieces.changes_none`; and no id or tool name holds a
     ``[REDACTED]`` of its own, which the scrub writes ``REDACTED`` (:func:`_plain`).
     """
     texts: list[str] = [session.id, str(session.working_dir)]
@@ -209,21 +208,6 @@ def redact_parts(parts: list[Part], redact: Redact, *, removed: str = "at import
     found: dict[str, int] = {}
     ids = _Ids(redact, {p.id for p in parts if isinstance(p, ToolRequest | ToolResponse)})
     return [_redacted(p, redact, ids, found, removed) for p in parts], found
-
-
-def _scrub_names(session: Session, shown: Redact) -> int:
-    """The session's name and title redacted as names are shown (``shown``); how many changed.
-
-    :func:`goosectx.env_secrets.tool_output_redactor`: a 13-character piece of a key in a
-    title is no form of it, and the listing would draw it ``[REDACTED]`` anyway.
-    """
-    changed = 0
-    for attr in ("name", "title"):
-        value = getattr(session, attr)
-        if isinstance(value, str) and (clean := shown(value)) != value:
-            setattr(session, attr, clean if attr != "name" else secret_free_name(clean))
-            changed += 1
-    return changed
 
 
 def _scrub_session_fields(session: Session, redact: Redact, found: dict[str, int]) -> None:

@@ -44,7 +44,9 @@ from goosectx.importers.times import date_leading, impossible_note, possible
 from goosectx.session import Session, new_session_id
 from goosectx.usage import UsageLedger
 
-FORMAT_HINT = "check the file, or name its format with --format (see goosectx sessions import -h)"
+CHECK_HINT = "check the file"
+"""A broken file's hint when ``--format`` named its format (:data:`FORMAT_HINT` would repeat it)."""
+FORMAT_HINT = f"{CHECK_HINT}, or name its format with --format (see goosectx sessions import -h)"
 MAX_DOCUMENT_BYTES = 64 * 1024 * 1024
 """Largest file read whole (JSON documents, text transcripts); JSON-lines files are streamed."""
 MAX_LINE_BYTES = 16 * 1024 * 1024

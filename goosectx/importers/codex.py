@@ -55,7 +55,6 @@ from goosectx.importers.builder import (
     read_jsonl,
 )
 from goosectx.importers.times import parse_time
-from goosectx.sensitive import sensitive_in_command
 from goosectx.session import Session
 from goosectx.shell_escape import escape_message
 
@@ -160,13 +159,19 @@ class _Events:
         Codex writes its event and (newer Codex) a user message for the model: the second
         of that pair (``kind`` "event" or "record") for the same command is the same run.
         A command a word of which names a sensitive file (``cat .env``) is the user's only,
-        as ours is (``cli/shell_escape_cmd.py``): its output never reaches the model.
+        as ours is (``cli/shell_escape_cmd.py``): its output never reaches the model. Its
+        files are not here: a glob word counts by the sensitive names it may match
+        (``cat .[e]nv``, ``cat .en*``: :mod:`goosectx.unseen_globs`).
         """
         if self._shell is not None and self._shell[0] != kind and self._shell[1] == command:
             self._shell = None
             return
         self._shell = (kind, command)
-        secret = sensitive_in_command(command, Path(self.cwd) if self.cwd else self.working_dir)
+        from goosectx.sensitive_shell import sensitive_words
+
+        secret = next(sensitive_words(
+            command, Path(self.cwd) if self.cwd else self.working_dir,
+            unseen=True), None)
         message = escape_message(command, output, is_error=failed, to_model=secret is None)
         builder.add("user", list(message.content), created=when, metadata=message.metadata)
 
