@@ -107,7 +107,7 @@ def test_an_imported_export_holds_the_messages_read_in_full(
         session = store.load(store.resolve("hand"))
     finally:
         store.close()
-    assert session.conversation == expected
+    assert session.conversation.messages == expected.messages  # (a Conversation compares by identity)
     assert session.title == first_request_title(expected) == "port the okapi module"
     assert session.ledger.current_tokens == rough_count_messages(expected.agent_messages())
     hits = json.loads(cli(capsys, "sessions", "search", "okapi", "--json")[0])
