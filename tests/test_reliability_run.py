@@ -25,6 +25,7 @@ from reliability_support import (
     model_env,
 )
 
+from goosectx.parts import SystemNotification
 from goosectx.providers.litellm_provider import MAX_RETRIES
 
 # -- provider failures: bounded retries, one clear line, history intact -------------------------
@@ -52,7 +53,12 @@ def test_provider_failure_retries_a_bounded_number_of_times_then_says_so(tmp_pat
     session = load(home, "work")
     assert [m.id for m in session.conversation][:len(before_ids)] == before_ids
     added = session.conversation.messages[len(before_ids):]
-    assert [(m.role, m.text) for m in added] == [("user", "one more question")]
+    sent = [m for m in added if m.metadata.agent_visible]
+    assert [(m.role, m.text) for m in sent] == [("user", "one more question")]
+    notices = [part.text for m in added if not m.metadata.agent_visible for part in m.content
+               if isinstance(part, SystemNotification)]  # the transcript says why: no answer
+    assert len(notices) == 1 and notices[0].startswith("The turn stopped: "), notices
+    assert wording in notices[0], notices
     assert session.ledger.entries == []
     assert_sendable(session.conversation)
 
