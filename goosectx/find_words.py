@@ -175,6 +175,18 @@ def find_printed(expression: list[str]) -> Callable[[str, bool], bool] | None:
     return printed
 
 
+def find_exec_printed(args: list[str]) -> Callable[[str, bool], bool] | None:
+    """Which names ``find ARGS`` hands to its first ``-exec``/``-ok``/``-delete``.
+
+    The tests before that action filter what reaches it (``find . -name '*.py' -exec wc -l {}
+    +`` runs ``wc`` on ``.py`` files only), read as :func:`find_printed` reads a listing's
+    expression; ``None`` when they may let any name through (``-o``, a negated group).
+    """
+    expression = find_split(args)[1]
+    cut = next((i for i, word in enumerate(expression) if word in _FIND_RUNS), len(expression))
+    return find_printed(expression[:cut])
+
+
 def fd_runs_dirs(args: list[str]) -> list[str] | None:
     """The dirs ``fd PATTERN [DIR…] -x CMD`` searches (``.`` when it names none), else ``None``.
 

@@ -57,6 +57,7 @@ from goosectx.shell_lexer import Part, lex
 from goosectx.shell_program import SYSTEM_PROGRAM, after_keywords
 from goosectx.shell_subcommands import subcommand_forms
 from goosectx.shell_unchecked import unchecked
+from goosectx.subcommand_aliases import equal_forms
 
 __all__ = ["BUILTIN_TOOLS", "PermissionRules", "RuleKind", "RuleMatch", "match_rules",
            "parse_permissions", "parse_rule", "rules_for_no_tool", "shell_parts",
@@ -165,11 +166,14 @@ _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 def _with_subcommands(forms: CommandForms) -> CommandForms:
     """``forms`` with its subcommand forms added for deny and ask rules (``git -C . push``).
 
-    :func:`goosectx.shell_subcommands.subcommand_forms`; an allow rule still matches
+    :func:`goosectx.shell_subcommands.subcommand_forms`, and each under the other names of its
+    program and subcommand (``npm i``, ``python3 -m pip``: :mod:`goosectx.subcommand_aliases`);
+    an allow rule still matches
     :attr:`CommandForms.words` only.
     """
     extra = [x for form in forms.all for x in subcommand_forms(form)]
-    return replace(forms, all=(*forms.all, *extra)) if extra else forms
+    extra += [x for form in (*forms.all, *extra) for x in equal_forms(form)]  # npm i: install
+    return replace(forms, all=tuple(dict.fromkeys((*forms.all, *extra)))) if extra else forms
 
 
 _TRAILING_STAR = re.compile(r"\w *\*$")

@@ -19,7 +19,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from goosectx.find_words import find_patterns
+from goosectx.find_words import find_exec_printed, find_patterns
 from goosectx.git_pathspecs import names_only
 from goosectx.glob_words import MAX_NAMES, pattern_paths, value_names
 from goosectx.grep_filters import filter_words, grep_kept
@@ -112,6 +112,7 @@ def sensitive_words(command: str, working_dir: Path, *, data_dir: Path | None = 
                 _name(program), [w.value for w in program[1:]])  # rg -g '*.py': *.py files
             yield from _below_recursive(recursive_operands(program), base, working_dir,
                                         own, untouched_dirs(program),
+                                        _find_printed(program),  # find -name '*.py' -exec
                                         hidden=hidden_read(program), kept=kept,
                                         follows=follows_links(program) or _name(
                                             program) in RUNS_ON_FOUND)  # -exec cat link
@@ -236,6 +237,11 @@ def _below_real(directory: Path, anchor: Path, *args: Any) -> Iterator[Path | No
     same = directory == anchor or anchor in directory.parents
     if not (same and real == real_anchor / directory.relative_to(anchor)) and real != directory:
         yield from sensitive_below_dir(real, real_anchor, *args)
+
+
+def _find_printed(program: list[Word]) -> Printed | None:
+    """The names ``find … -exec`` runs its command on (:func:`find_exec_printed`), else all."""
+    return find_exec_printed([w.value for w in program[1:]]) if _name(program) == "find" else None
 
 
 def _below_recursive(operands: list[str] | None, base: Dir, working_dir: Path,

@@ -44,3 +44,28 @@ def test_a_conjunction_of_plain_tests_is_judged_by_its_names(project: Path, comm
 ])
 def test_what_may_print_a_sensitive_name_still_asks(project: Path, command: str) -> None:
     assert shell_verdict(RULES, command, "smart_approve", working_dir=project).action == "ask"
+
+
+@pytest.mark.parametrize("command", [
+    "find . -name '*.py' -exec wc -l {} +",  # README's example, in a project holding .env
+    "find . -name '*.py' -exec wc -l {} \\;",
+    "find . -type f -name '*.py' -not -path './.venv/*' -exec cat {} +",
+    "find src . -maxdepth 2 -name '*.py' -execdir wc -l {} +",
+])
+def test_find_exec_reaches_only_the_names_its_tests_let_through(project: Path,
+                                                                command: str) -> None:
+    verdict = shell_verdict(RULES, command, "smart_approve", working_dir=project)
+    assert verdict.action == "run", verdict.reason
+
+
+@pytest.mark.parametrize("command", [
+    "find . -exec cat {} +", "find . -name '.e*' -exec cat {} +",
+    "find . -name '*.py' -o -exec cat {} +", "find . -not -name '*.py' -exec cat {} \\;",
+    "find . -exec cat {} \\; -name '*.py'",  # the test after the action filters nothing
+    "find . -name '*.py' -o -name .env -exec cat {} +",
+])
+def test_find_exec_that_may_reach_a_sensitive_file_still_asks(project: Path,
+                                                              command: str) -> None:
+    verdict = shell_verdict(RULES, command, "smart_approve", working_dir=project)
+    assert verdict.action == "ask", verdict.reason
+    assert ".env" in verdict.reason, verdict.reason
