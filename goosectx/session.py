@@ -45,7 +45,9 @@ def name_problem(name: str) -> str | None:
     A name is shown on one line (``sessions list``, the resume hint) and typed as an
     argument (``--resume NAME``, ``sessions show NAME``), so it must not be empty or blank,
     longer than :data:`NAME_MAX_CHARS`, hold a control, format or line-separator character
-    (a newline, a tab, a bidi override; a zero-width joiner in an emoji is fine), start with
+    (a newline, a tab, a bidi override; a zero-width joiner in an emoji is fine) or a
+    character that looks blank but is no space (a Hangul filler, a no-break space:
+    :data:`goosectx.blank_chars.BLANK_LOOKING`), start with
     ``-``, start or end with a space, or start with anything but a letter or digit (README:
     ``[bad]name`` is refused). Names made before this check still load, list and resume.
     """
@@ -55,9 +57,14 @@ def name_problem(name: str) -> str | None:
         return f"is {len(name):,} characters long (at most {NAME_MAX_CHARS})"
     import unicodedata  # here: only a name being given is checked (compact never loads it)
 
+    from goosectx.blank_chars import BLANK_LOOKING
+
     for char in name:
         if unicodedata.category(char) in ("Cc", "Cf", "Zl", "Zp") and char != "\u200d":
             return f"holds a control character ({ascii(char)[1:-1]})"
+        if ord(char) in BLANK_LOOKING:
+            return (f"holds U+{ord(char):04X}, which looks blank but is no space (invisible "
+                    "in the list, impossible to type)")
     if name.startswith("-"):
         return "starts with '-' (it would read as an option)"
     if name != name.strip():

@@ -502,3 +502,15 @@ def test_import_of_a_missing_path_or_a_directory_says_which(filled, tmp_path):
     assert missing.returncode == 2 and "nope.jsonl does not exist" in missing.stderr
     folder = goosectx(home, "sessions", "import", str(tmp_path))
     assert folder.returncode == 2 and "is a directory" in folder.stderr
+
+
+def test_an_empty_or_blank_file_says_it_is_empty(tmp_path):
+    """test29b: an empty file said "cannot tell the format", as if it held an unknown one."""
+    home = tmp_path / "home"
+    for name, text in (("empty.jsonl", ""), ("blank.json", " \n\n\t\n")):
+        path = tmp_path / name
+        path.write_text(text)
+        proc = goosectx(home, "sessions", "import", str(path))
+        assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr
+        assert f"{name} is empty: nothing to import" in proc.stderr, proc.stderr
+        assert "cannot tell the format" not in proc.stderr

@@ -16,7 +16,8 @@ from goosectx.config import load_settings
 from goosectx.errors import SessionNameTaken, UsageError
 from goosectx.store import SessionStore
 
-BAD_NAMES = ["", "   ", "two\nlines", "tab\there", "-dash", "--", "evil\u202eexe.txt"]
+BAD_NAMES = ["", "   ", "two\nlines", "tab\there", "-dash", "--", "evil\u202eexe.txt", "\u3164",
+             "a\u3164b", "my\u00a0task", "x\u2800"]  # blank-looking: invisible in the list
 
 
 @pytest.mark.parametrize("name", BAD_NAMES)

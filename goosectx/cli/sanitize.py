@@ -64,6 +64,7 @@ from __future__ import annotations
 
 import re
 
+from goosectx.blank_chars import BLANK_LOOKING, VARIATION_SELECTORS
 from goosectx.lazy_pattern import LazyPattern
 
 __all__ = ["APPROVAL_MARKER", "BLANK_LOOKING", "SafeStream", "code_safe", "json_safe",
@@ -240,17 +241,6 @@ def _with_kept_joiners(text: str) -> str:
     out.append(text[start:].translate(stand_ins))
     return "".join(out)
 
-
-BLANK_LOOKING = (0x00A0, 0x034F, 0x115F, 0x1160, 0x1680, 0x17B4, 0x17B5,
-                 *range(0x2000, 0x200B), 0x202F, 0x205F, 0x2800, 0x3000, 0x3164, 0xFFA0)
-"""Characters that draw as blank space (or nothing) but are not a space: a no-break space,
-the Hangul fillers, the blank Braille pattern, the typographic and ideographic spaces, the
-combining grapheme joiner. (U+FEFF and U+180E are :func:`terminal_safe`'s already.)"""
-
-VARIATION_SELECTORS = (*range(0xFE00, 0xFE10), *range(0xE0100, 0xE01F0))
-"""U+FE00–U+FE0F and U+E0100–U+E01EF: invisible, they change how the character before them
-is drawn (an emoji's ❤️) — in a command, ``ls<U+FE0F>`` looks like ``ls`` but is another
-program, and 256 of them can carry a hidden payload."""
 
 def code_safe(text: str) -> str:
     """:func:`terminal_safe` for code-like text: blank-looking characters shown as well.

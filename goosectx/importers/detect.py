@@ -101,6 +101,9 @@ def detect_format(path: Path) -> str:
         return "console"
     if broken is not None:  # the real reason: truncated, nested too deeply, a huge number…
         raise broken
+    if not stripped:
+        raise ImportFormatError(f"{path.name} is empty: nothing to import",
+                                "check the path, or export the session again")
     raise ImportFormatError(f"cannot tell the format of {path.name}", FORMAT_HINT)
 
 
