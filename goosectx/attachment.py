@@ -10,12 +10,12 @@ docs/architecture.md, "The message model and its two projections"):
 The model sees a text attachment as :meth:`Attachment.labelled_text`; places that must not
 repeat the content (the transcript, a compaction note, a summary request for an image) use
 the one-line :meth:`Attachment.stub`. Import it from :mod:`goosectx.conversation`.
+:mod:`base64` (and its C module) is imported where bytes are encoded or decoded: a text
+attachment never needs it, nor does a ``compact --dry-run`` (0.44 ms of import).
 """
 
 from __future__ import annotations
 
-import base64
-import binascii
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -106,6 +106,8 @@ class Attachment:
         """The bytes as a ``data:`` URL (``data:image/png;base64,…``); ``""`` for text."""
         if self.data is None:
             return ""
+        import base64  # at need (module docstring)
+
         return f"data:{self.media_type};base64,{base64.b64encode(self.data).decode('ascii')}"
 
     def to_dict(self) -> dict[str, Any]:
@@ -115,6 +117,8 @@ class Attachment:
         if self.text is not None:
             out["text"] = self.text
         if self.data is not None:
+            import base64  # at need (module docstring)
+
             out["data"] = base64.b64encode(self.data).decode("ascii")
         out["token_estimate"] = self.token_estimate
         return out
@@ -127,11 +131,16 @@ class Attachment:
             ValueError: a missing or bad field (named).
         """
         raw = data.get("data")
-        try:
-            payload = base64.b64decode(raw, validate=True) if isinstance(raw, str) else None
-        except binascii.Error:
-            raise ValueError("attachment data is not valid base64") from None
-        if raw is not None and not isinstance(raw, str):
+        payload = None
+        if isinstance(raw, str):
+            import base64  # at need (module docstring)
+            import binascii
+
+            try:
+                payload = base64.b64decode(raw, validate=True)
+            except binascii.Error:
+                raise ValueError("attachment data is not valid base64") from None
+        elif raw is not None:
             raise ValueError("attachment data must be a base64 string")
         for name in ("kind", "source", "media_type"):
             if not isinstance(data.get(name), str):

@@ -11,19 +11,19 @@ Core module: no printing.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import Literal
 
 from goosectx.config_values import fail, top_level_key_error
 from goosectx.errors import ConfigError
 from goosectx.lazy_pattern import LazyPattern
+from goosectx.plain_record import compared_record
 
 RuleKind = Literal["allow", "ask", "deny"]
 
 _RULE = LazyPattern(r"^\s*([^()\s]+)\s*(?:\((.*)\))?\s*$", re.S)
 
 
-@dataclass(frozen=True, slots=True, repr=False)  # printed nowhere (a test)
+@compared_record  # read-only to mypy; printed nowhere (a test)
 class PermissionRules:
     """Permission rules: patterns such as ``shell(git status*)``.
 

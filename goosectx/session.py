@@ -10,6 +10,7 @@ from typing import Any
 
 from goosectx.conversation import Conversation, Message
 from goosectx.lazy_pattern import LazyPattern
+from goosectx.plain_record import compared_record
 from goosectx.stored_message import StoredMessage
 from goosectx.usage import UsageLedger
 
@@ -263,7 +264,7 @@ class SessionState:
                                  and chosen.strip() else None))
 
 
-@dataclass(frozen=True, slots=True)
+@compared_record  # read-only to mypy; printed nowhere (a test)
 class TokenCount:
     """A message's stored raw token count (docs/architecture.md §8, migration 2).
 

@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Literal
 
+from goosectx.plain_record import compared_record
+
 CallPurpose = Literal["reply", "compaction", "tool_pairs"]
 
 COST_UNKNOWN = "cost unknown"
@@ -249,7 +251,7 @@ UNKNOWN_MODEL = "(unknown model)"
 """The model of a ledger entry whose source named none (an import), as kept and shown."""
 
 
-@dataclass(frozen=True, slots=True)
+@compared_record  # read-only to mypy; printed nowhere (a test)
 class LedgerEntry:
     """One billed model call in a session's ledger.
 

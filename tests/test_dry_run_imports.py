@@ -52,15 +52,17 @@ def test_a_dry_run_loads_no_tool_no_openssl_hash_and_no_toml_parser() -> None:
     """Once the counts are stored (an earlier dry run's), the plan is printed without the
     tools' implementations, ``hashlib`` (OpenSSL's, loaded with the tokenizer), a TOML
     parser for an empty config file, what only a model call streams, nor the store's
-    migrations (the database is up to date), locks (a dry run takes none), search, or the
-    redaction (the session's name, ``work``, is too short to hold a secret)."""
+    migrations (the database is up to date), locks (a dry run takes none), search, the
+    redaction (the session's name, ``work``, is too short to hold a secret), or ``base64``
+    (no attachment's bytes are read)."""
     code = ("import sys\nfrom goosectx.cli.app import main\n"
             "try:\n    main(['compact', 'work', '--dry-run'])\nexcept SystemExit as e:\n"
             "    assert e.code == 0, e.code\n"
             "print(sorted(m for m in sys.modules if m.startswith(('goosectx.tools.', "
             "'hashlib', 'tomllib', 'goosectx.providers.stream_items', 'queue', "
             "'goosectx.store.migrations', 'goosectx.store.locks', "
-            "'goosectx.store.search_hit', 'goosectx.redaction', 'goosectx.env_secrets'))))\n")
+            "'goosectx.store.search_hit', 'goosectx.redaction', 'goosectx.env_secrets', "
+            "'base64', 'binascii'))))\n")
     saved_session()
     for _ in range(2):  # the first counts the session and stores the counts
         proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,

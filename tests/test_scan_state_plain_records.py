@@ -6,8 +6,10 @@ summary is made from), ``file_record.FileRecord`` (one file's changes) and ``tai
 working set) are dataclasses without a generated ``__eq__`` or ``__repr__``: each generated
 method costs every ``compact --dry-run`` its compile at import; the frozen values a plan is made
 of (``CompactionPlan``, ``Budget``, ``SummaryRequest``, ``flatten.Line``, ``FileAction``,
-``TestRun``) keep their ``__eq__`` and hash but have no generated ``__repr__``. This proves the compaction that
-uses them — a dry run that keeps the state, a grown session that resumes it with failing test
+``TestRun``, ``PermissionRules``: ``plain_record.compared_record``) keep their ``__eq__`` and
+hash but have no generated ``__repr__``, nor the frozen ``__setattr__``/``__delattr__`` (read-only
+to mypy only: nothing assigns to one at run time either). This proves the compaction that uses
+them — a dry run that keeps the state, a grown session that resumes it with failing test
 runs and file writes, the same outcome as a fresh scan, then the real compaction — never
 compares or prints one.
 """
@@ -21,6 +23,7 @@ from pathlib import Path
 import pytest
 from cli_support import cli
 from test_scan_state import _dry_run, _dry_run_in, _write, long_session, scanned
+from test_settings_plain_records import _set_once
 
 from goosectx.compaction import (
     actions,
@@ -36,6 +39,7 @@ from goosectx.compaction import (
     tail,
 )
 from goosectx.conversation import Message, TextContent
+from goosectx.permission_rules import PermissionRules
 from goosectx.store import SessionStore
 
 __all__ = ["long_session", "scanned"]  # the fixtures, shared
@@ -55,9 +59,11 @@ def test_a_resumed_scan_never_compares_or_prints_its_records(
         monkeypatch.setattr(record, "__eq__", _refused)
         monkeypatch.setattr(record, "__repr__", _refused)
     for value in (plan.CompactionPlan, budget.Budget, request.SummaryRequest, flatten.Line,
-                  actions.FileAction, fixed_errors.TestRun):  # compared, never printed
-        assert value.__repr__ is object.__repr__
+                  actions.FileAction, fixed_errors.TestRun, PermissionRules):  # compared
+        assert value.__repr__ is object.__repr__ and value.__setattr__ is object.__setattr__
+        assert value.__hash__ is not None  # hashable, as mypy reads a frozen dataclass
         monkeypatch.setattr(value, "__repr__", _refused)
+        monkeypatch.setattr(value, "__setattr__", _set_once)
     first = _dry_run(capsys)  # keeps the state (failing test runs in it)
     store = SessionStore(long_session)
     sid = store.resolve("long")

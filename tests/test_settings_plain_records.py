@@ -6,9 +6,10 @@
 ``prompts.SystemPrompt`` and ``InstructionScan``, ``store.scan_state.StoredScanState``,
 ``cli.common.OpenSession``, ``compaction.figures.RequestContext`` and
 ``cli.compact_cancel.Progress`` are dataclasses without a generated ``__eq__``, ``__hash__``
-or ``__repr__`` (``PermissionRules``, compared, without ``__repr__``; ``session.SessionState``
-keeps both: an import's round trip compares it): each generated method costs every
-``compact --dry-run`` its compile at import (~3.5 ms of CPU for these). This proves the commands
+or ``__repr__`` (``PermissionRules``, ``session.TokenCount`` and ``usage.LedgerEntry``,
+compared, without ``__repr__`` nor a frozen ``__setattr__``: ``plain_record.compared_record``;
+``session.SessionState`` keeps both: an import's round trip compares it): each generated
+method costs every ``compact --dry-run`` its compile at import (~3.5 ms of CPU for these). This proves the commands
 that use them — a ``run`` that calls a tool, ``info``, a dry run and a real compaction — never
 compare, hash or print one.
 """
@@ -31,9 +32,9 @@ from goosectx.extension_settings import ExtensionSettings
 from goosectx.permission_rules import PermissionRules
 from goosectx.prompts import InstructionScan, SystemPrompt
 from goosectx.providers.base import ContextLimit, TokenPrices
-from goosectx.session import Session
+from goosectx.session import Session, TokenCount
 from goosectx.store.scan_state import StoredScanState
-from goosectx.usage import UsageLedger
+from goosectx.usage import LedgerEntry, UsageLedger
 
 RECORDS = (Settings, ModelConfig, ExtensionSettings, Session, Conversation, UsageLedger,
            ContextLimit, TokenPrices, ContextBreakdown, SystemPrompt, InstructionScan,
@@ -68,8 +69,10 @@ def test_commands_never_compare_hash_or_print_the_plain_records(
     for record in RECORDS:
         for method in ("__eq__", "__hash__", "__repr__"):
             monkeypatch.setattr(record, method, _refused)
-    assert PermissionRules.__repr__ is object.__repr__
-    monkeypatch.setattr(PermissionRules, "__repr__", _refused)
+    for compared in (PermissionRules, TokenCount, LedgerEntry):  # compared_record
+        assert compared.__repr__ is object.__repr__ and compared.__setattr__ is object.__setattr__
+        monkeypatch.setattr(compared, "__repr__", _refused)
+        monkeypatch.setattr(compared, "__setattr__", _set_once)
     fake_model.add(*({"tool_calls": [{"name": "shell", "arguments": {"command": "seq 3000"}}]}
                      for _ in range(3)), {"text": "The command printed 3000 numbers."})
     code, _, err = run_cli(capsys, "run", "-n", "plain", "--mode", "auto", "-t", "count")

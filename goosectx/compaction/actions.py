@@ -23,18 +23,18 @@ from __future__ import annotations
 import re
 import shlex
 from collections.abc import Mapping
-from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
 from goosectx.compaction.shell_files import shell_file_changes
 from goosectx.lazy_pattern import LazyPattern
+from goosectx.plain_record import compared_record
 
 WRITE_VERBS = frozenset({"created", "written", "edited", "deleted"})
 """Verbs that change a file (the summary must keep every path that has one)."""
 
 
-@dataclass(frozen=True, slots=True, repr=False)  # printed nowhere (a test)
+@compared_record  # read-only to mypy; printed nowhere (a test)
 class FileAction:
     """One thing done to one file.
 

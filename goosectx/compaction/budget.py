@@ -10,10 +10,10 @@ view out within it.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from goosectx.config import DEFAULT_THRESHOLD_RATIO
+from goosectx.plain_record import compared_record
 
 if TYPE_CHECKING:
     from goosectx.config import Settings
@@ -26,7 +26,7 @@ DEFAULT_KEEP_USER_TOKENS = 8_000
 """``keep_user_tokens`` default: min(this, 0.1 × limit)."""
 
 
-@dataclass(frozen=True, slots=True, repr=False)  # printed nowhere (a test)
+@compared_record  # read-only to mypy; printed nowhere (a test)
 class Budget:
     """The budget of the request after a compaction (all figures calibrated tokens).
 

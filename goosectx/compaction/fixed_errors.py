@@ -23,6 +23,7 @@ from functools import lru_cache
 
 from goosectx.conversation import Message, ToolRequest, ToolResponse
 from goosectx.lazy_pattern import LazyPattern
+from goosectx.plain_record import compared_record
 
 _LABEL = LazyPattern(r"^[\w.-]+(?: \w+)? (`+) ?(.*?) ?\1(?=: |$)")
 """A call's label at the start of an error entry (``shell `pytest -q`: …``): group 2 is the
@@ -42,7 +43,7 @@ _MAY_TEST = LazyPattern(r"test|check|tox|jest|mocha")
 """Every command :func:`test_run` finds a runner in holds one of these."""
 
 
-@dataclass(frozen=True, slots=True, repr=False)  # printed nowhere (a test)
+@compared_record  # read-only to mypy; printed nowhere (a test)
 class TestRun:
     """One test runner's run, read from its command line.
 

@@ -15,7 +15,6 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from goosectx.conversation import (
     Attachment,
@@ -26,10 +25,11 @@ from goosectx.conversation import (
     ToolResponse,
 )
 from goosectx.lazy_pattern import LazyPattern
+from goosectx.plain_record import compared_record
 from goosectx.tokens import TokenCounter
 
 
-@dataclass(frozen=True, slots=True, repr=False)  # printed nowhere (a test)
+@compared_record  # read-only to mypy; printed nowhere (a test)
 class Line:
     """One flattened line of the summary input.
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from goosectx.compaction.budget import Budget
@@ -18,6 +18,7 @@ from goosectx.compaction.request import SummaryLadder, reserved_output_tokens
 from goosectx.compaction.tail import Split
 from goosectx.conversation import Conversation, Message, repair
 from goosectx.errors import CompactionFailed, CompactionWouldGrow
+from goosectx.plain_record import compared_record
 from goosectx.providers.base import Provider
 from goosectx.tokens import MESSAGE_OVERHEAD_TOKENS, TokenCounter
 
@@ -33,7 +34,7 @@ _JOIN_SLACK_TOKENS = 32
 """Tokens the summary's parts may gain where they are joined (line breaks, headings)."""
 
 
-@dataclass(frozen=True, slots=True, repr=False)  # printed nowhere (a test)
+@compared_record  # read-only to mypy; printed nowhere (a test)
 class CompactionPlan:
     """What a compaction would do (``goosectx compact --dry-run``); no model is called.
 

@@ -18,7 +18,6 @@ budget (≤ ¼ of the target).
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 
 from goosectx.compaction.flatten import Line, cut_lines, flatten, kept_floor_tokens
 from goosectx.compaction.prompts import (
@@ -38,6 +37,7 @@ from goosectx.compaction.results import (
 )
 from goosectx.conversation import Message, ToolResponse
 from goosectx.errors import CompactionFailed
+from goosectx.plain_record import compared_record
 from goosectx.tokens import MESSAGE_OVERHEAD_TOKENS, TokenCounter
 
 __all__ = [  # cut_lines, flatten, Line and middle_out_removal are read from here too
@@ -61,7 +61,7 @@ DEFAULT_RESULT_CHARS = 2_000
 """Tool results longer than this are cut to head and tail lines (``summary_result_chars``)."""
 
 
-@dataclass(frozen=True, slots=True, repr=False)  # printed nowhere (a test)
+@compared_record  # read-only to mypy; printed nowhere (a test)
 class SummaryRequest:
     """One candidate summary request.
 
