@@ -54,7 +54,6 @@ from goosectx.turn import (
     Turn,
     close_cancelled,
     error_not_started_text,
-    error_stopped_text,
     turn_error_notice,
 )
 
@@ -186,9 +185,9 @@ class Agent(AgentTools):
             yield from self._close_cancelled(turn)
         except GoosectxError as exc:
             log.info("turn ended with an error: %s", exc.one_line())
-            # the calls left unanswered are told the error ended the turn, not the user
+            # the calls left unanswered are told the error ended the turn, not the user (none
+            # of them started: run_tool makes any exception of a call its error result)
             turn.cancel_text = error_not_started_text(exc.kind)
-            turn.started_text = error_stopped_text(exc.kind)
             yield from self._close_cancelled(turn, finish=False, error=True)
             yield from self._complete(turn_error_notice(self.reply_redact()(exc.one_line())))
             yield TurnFinished("error", exc.one_line())

@@ -59,8 +59,6 @@ run" (the call a Ctrl-C stopped, and every cancelled call of a session stored be
 ERROR_NOT_STARTED_PREFIX = "[not run: the turn ended on an error"
 """How the answer to a call an error's end of the turn came before starts
 (:func:`error_not_started_text`)."""
-ERROR_STOPPED_PREFIX = "[stopped: the turn ended on an error"
-"""How the answer to a call an error's end of the turn left unanswered as it ran starts."""
 
 
 def error_not_started_text(kind: str) -> str:
@@ -72,12 +70,6 @@ def error_not_started_text(kind: str) -> str:
     """
     return (f"{ERROR_NOT_STARTED_PREFIX} ({kind}) before this call started; nothing was done "
             "— run it again if it is still needed]")
-
-
-def error_stopped_text(kind: str) -> str:
-    """The answer to a call that started and was left unanswered when an error ended the turn."""
-    return (f"{ERROR_STOPPED_PREFIX} ({kind}) while this call ran; it may have run in part or "
-            "not at all — check before running it again]")
 
 
 TURN_ERROR_KEY = "turn_error"

@@ -48,3 +48,21 @@ def test_a_command_group_takes_none(capsys: pytest.CaptureFixture[str], workdir:
     err = _refusal(capsys, "--name", "x", "sessions", "list")
     assert "--name before a command applies to the REPL only; sessions does not take it" in err
     assert err.rstrip().endswith("give no command to start the REPL: goosectx --name NAME")
+
+
+@pytest.mark.parametrize("args", [("--resume",), ("-r",), ("run", "-t", "x", "--resume")])
+def test_resume_with_nothing_after_it_says_what_it_takes(
+        capsys: pytest.CaptureFixture[str], workdir: Path, args: tuple[str, ...]) -> None:
+    """click's own "Error: Option '--resume' requires an argument." named no fix."""
+    err = _refusal(capsys, *args)
+    assert err == (f"goosectx: error: {'-r' if args == ('-r',) else '--resume'} needs a session "
+                   "name or id — list them with: goosectx sessions list (--continue resumes "
+                   "the latest one in this directory)\n")
+
+
+def test_another_option_with_no_value_points_to_its_commands_help(
+        capsys: pytest.CaptureFixture[str], workdir: Path) -> None:
+    assert _refusal(capsys, "run", "-t", "x", "--max-turns") == (
+        "goosectx: error: --max-turns needs a value — see: goosectx run --help\n")
+    assert _refusal(capsys, "--model") == (
+        "goosectx: error: --model needs a value — see: goosectx --help\n")

@@ -142,6 +142,46 @@ def test_a_lifted_rule_supersedes_only_its_sentence_and_the_lift_follows_it() ->
     assert section(compact(session), "User constraints").splitlines() == expected  # carried
 
 
+def test_a_rule_lifted_after_a_summary_stays_lifted_when_the_model_lists_the_whole_line(
+        ) -> None:
+    """The summariser lists the user's messages verbatim: the rule line whole, then the line
+    that lifts one of its sentences. The facts mark that sentence superseded; the next
+    compaction read the whole line back as a rule as well, so the sentence stood again
+    (unmarked, twice) and the mark was gone from every later summary."""
+    from goosectx.compaction.carry import Facts, carry_forward
+
+    rules = ("Use tabs for indentation. Never touch secrets.cfg. Always run pytest after an "
+             "edit.")
+    lift = "You may now touch secrets.cfg."
+    said: list[str] = []
+
+    def summarise(session: Session, *newer: Message) -> str:
+        for m in newer:
+            session.conversation.append(m)
+            if m.role == "user":
+                said.append(m.text)
+        model = json.dumps({"user_intent": "the task", "user_messages": said,
+                            "next_step": "carry on"})
+        collect(manager(session, None, summarizer=ScriptedProvider([model]),
+                        **HEAD_ONLY).compact(REQUEST))
+        return session.conversation.agent_messages()[0].text
+
+    session = make_session([])
+    summarise(session, Message.user(rules), Message.assistant("ok " + words(300)),
+              Message.user("go on"))
+    lifted = ["- Never touch secrets.cfg. (superseded by a later line)"]
+    second = summarise(session, Message.assistant("ok " + words(600)), Message.user(lift),
+                       Message.assistant("ok " + words(600)), Message.user("next"))
+    assert section(second, "User constraints").splitlines() == lifted
+    facts = Facts()
+    carry_forward(second, facts)
+    assert facts.constraints == ["Use tabs for indentation.", lifted[0][2:],
+                                 "Always run pytest after an edit.", lift]
+    third = summarise(session, Message.assistant("more " + words(600)),
+                      Message.user("and more " + words(600)))
+    assert section(third, "User constraints").splitlines() == lifted
+
+
 def test_a_change_line_that_names_no_rule_is_not_listed() -> None:
     session = make_session([Message.user("never touch setup.py"), Message.assistant("ok"),
                             Message.user("you may now take a break " + words(300)),

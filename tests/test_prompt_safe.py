@@ -201,7 +201,7 @@ UNKNOWN_SEQUENCES = {
     "OSC title": "\x1b]0;title\x07", "OSC 8 link": "\x1b]8;;https://evil.example/\x1b\\",
     "DCS": "\x1bPq#0;2;0;0;0\x1b\\", "APC": "\x1b_apc\x1b\\", "PM": "\x1b^pm\x1b\\",
     "SOS": "\x1bXsos\x1b\\", "charset": "\x1b(B", "keypad mode": "\x1b=", "identify": "\x1bZ",
-    "SS3 and a character no key sends": "\x1bOx",
+    "SS3 and a character no key sends": "\x1bOZ",
 }
 
 

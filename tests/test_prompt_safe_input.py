@@ -167,7 +167,18 @@ def test_alt_o_or_alt_n_then_a_word_at_once_loses_no_letter() -> None:
     assert [escape_end(f"\x1bO{c}") for c in "abhiz"] == [1] * 5
     assert [escape_end(f"\x1bN{c}") for c in "ahx"] == [1] * 3
     assert [escape_end(f"\x1bO{c}") for c in "jxyMPX5"] == [3] * 7  # real SS3 finals
-    assert _prompt_in_steps("ab \x1bOxcd\r")[0] == ["ab cd"]  # keypad 8 (application mode)
+    assert _prompt_in_steps("ab \x1bOxcd\r")[0] == ["ab 8cd"]  # keypad 8 (application mode)
+
+
+def test_the_application_keypad_types_its_digits_and_signs() -> None:
+    """A terminal with its keypad in application mode sends ``ESC O p`` for 0 … ``ESC O y``
+    for 9, ``ESC O j``–``o`` for ``* + , - . /``, ``ESC O X`` for ``=`` and ``ESC O M`` for its
+    Enter: they were all dropped (no digit could be typed from the keypad, its Enter did
+    nothing). At the prompt and in the keys typed during a turn they are those keys."""
+    keypad = "".join(f"\x1bO{final}" for final in "jklmnopqrstuvwxyX")
+    assert _prompt_in_steps(f"n {keypad}\x1bOM")[0] == ["n *+,-./0123456789="]
+    assert _typed_text(f"n {keypad}".encode()) == "n *+,-./0123456789="
+    assert _prompt_in_steps("7\x1bOkab\x1bOhi\r")[0] == ["7+abOhi"]  # Alt-O h: still a word
 
 
 def test_an_alt_shift_letter_binding_still_gets_its_key() -> None:

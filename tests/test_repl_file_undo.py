@@ -288,3 +288,23 @@ def test_repeated_calls_are_named_once_with_a_count(world: World) -> None:
     world.run("build" + ENTER + CTRL_D)
     out = world.run("/undo" + ENTER + CTRL_D, resumed=True)
     assert "not undoable  shell: make (×2)" in out and out.count("shell: make") == 1
+
+
+def test_undo_in_a_gone_working_dir_refuses_and_does_not_recreate_it(world: World) -> None:
+    """The working dir was removed after a turn edited files in it: ``/undo`` (with or without
+    ``--force``) recreated the whole directory to restore them. It now refuses, nothing
+    written, with the fix the tools give; once the dir is back, the undo still works."""
+    a_bytes, _ = _edit_two_and_create(world)
+    moved = world.workdir.with_name("moved-away")
+    world.workdir.rename(moved)
+    out = world.run("/undo" + ENTER + "/undo --force" + ENTER + CTRL_D, resumed=True)
+    assert not world.workdir.exists()
+    said = " ".join(out.split())
+    assert said.count(f"/undo: nothing was undone — the working dir {world.workdir} no longer "
+                      "exists") == 2
+    assert f"(mkdir -p {world.workdir})" in said
+    assert "restored  " not in out and "removed   " not in out
+    moved.rename(world.workdir)
+    out = world.run("/undo" + ENTER + CTRL_D, resumed=True)
+    assert (world.workdir / "a.py").read_bytes() == a_bytes
+    assert "restored  a.py" in out

@@ -67,3 +67,34 @@ def test_an_error_the_run_reports_itself_writes_one_result(
                {})
     assert proc.returncode != 0
     assert [strict(line)["type"] for line in proc.stdout.splitlines()] == ["result"]
+
+
+@pytest.mark.parametrize("output_format", ["json", "stream-json"])
+def test_an_error_mid_turn_keeps_stdout_json_and_says_the_error_once(
+        fake_model: FakeServer, workdir: Path, output_format: str) -> None:
+    """A turn an error ends stores a user-only "The turn stopped: …" notice: stdout stays one
+    JSON object (json) or JSON lines ending in one ``result`` (stream-json); the error is the
+    result's ``error`` field and one stderr line, the notice a message the model never sees."""
+    fake_model.add({"tool_calls": [{"name": "shell", "arguments": {"command": "echo hi"}}]},
+                   {"error": "auth"})
+    proc = run(workdir, None, ("-t", "do it", "--mode", "auto", "--output-format",
+                               output_format), {})
+    errors = [line for line in proc.stderr.splitlines() if line.startswith("goosectx: error: ")]
+    assert proc.returncode == 1 and len(errors) == 1, proc.stderr
+    said = errors[0].removeprefix("goosectx: error: ")
+    assert "rejected the API key" in said
+    if output_format == "json":
+        result = strict(proc.stdout)
+        assert result["answer"] == "" and result["notices"] == []
+        messages = result["messages"]
+    else:
+        lines = [strict(line) for line in proc.stdout.splitlines()]
+        assert [line["type"] for line in lines].count("result") == 1
+        assert [line["type"] for line in lines[-2:]] == ["turn_finished", "result"]
+        result = lines[-1]
+        messages = [line["message"] for line in lines if line["type"] == "message_completed"]
+    assert (result["status"], result["exit_code"], result["error"]) == ("error", 1, said)
+    (notice,) = [m for m in messages if m["metadata"].get("extra", {}).get("turn_error")]
+    assert notice["content"][0]["text"] == f"The turn stopped: {said}"
+    assert notice["metadata"]["agent_visible"] is False
+    assert messages[-1] is notice  # the turn's last message; nothing after it

@@ -86,6 +86,16 @@ def test_write_creates_parents_and_undo_removes_the_new_file(
     assert not (tmp_path / "deep/er/new.txt").exists()
 
 
+def test_write_says_how_many_lines_and_characters_in_words_that_agree(
+        ctx: ToolContext, tmp_path: Path) -> None:
+    """The transcript read "Created hello.py (1 lines, 12 characters)"."""
+    assert edit(ctx, "write", "one.py", file_text="print('hi')\n").output == (
+        f"Created {tmp_path / 'one.py'} (1 line, 12 characters)")
+    assert edit(ctx, "write", "one.py", file_text="a\nb").output == (
+        f"Overwrote {tmp_path / 'one.py'} (2 lines, 3 characters)")
+    assert edit(ctx, "write", "x.txt", file_text="x").output.endswith("(1 line, 1 character)")
+
+
 def test_write_over_a_file_then_undo_restores_it(ctx: ToolContext, tmp_path: Path) -> None:
     (tmp_path / "a.txt").write_text("old\n")
     edit(ctx, "write", "a.txt", file_text="new\n")

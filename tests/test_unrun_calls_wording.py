@@ -23,7 +23,7 @@ from goosectx.file_journal import EditJournal
 from goosectx.file_undo import plan_undo
 from goosectx.providers.base import TokenPrices
 from goosectx.providers.scripted import ScriptedProvider, ScriptedReply
-from goosectx.turn import CANCELLED_NOT_STARTED_TEXT, error_not_started_text, error_stopped_text
+from goosectx.turn import CANCELLED_NOT_STARTED_TEXT, error_not_started_text
 
 CAP_KIND = CostCapReached.kind
 
@@ -122,9 +122,3 @@ def test_the_turns_end_shows_the_events_answers(tmp_path: Path) -> None:
     assert shown == [r.output for r in harness.stored()[-2].tool_responses]  # before the notice
     harness.store.close()
 
-
-def test_a_call_an_error_met_as_it_ran_may_have_run_and_says_so() -> None:
-    out = _resumed(error_stopped_text(CAP_KIND), error_not_started_text(CAP_KIND))
-    assert "✗ shell stopped: the turn ended on an error" in out
-    assert "may have run in part" in out  # its answer is drawn: check before running it again
-    assert f"✗ shell not run: the turn ended on an error ({CAP_KIND})" in out

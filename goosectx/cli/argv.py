@@ -160,3 +160,20 @@ def positional_task(exc: Exception, args: list[str]) -> str | None:
     shown = extra if len(extra) <= 40 else extra[:39] + "…"
     return (f"goosectx run takes the task as an option, not as '{shown}' — "
             "goosectx run -t 'TEXT' (or -i FILE, -i - for stdin)")
+
+
+def option_without_value(exc: Exception, args: list[str]) -> str | None:
+    """``goosectx --resume`` with nothing after it: one line saying what the option takes.
+
+    click's own line ("Error: Option '--resume' requires an argument.") named no fix and read
+    unlike every other error. Returns that line (``None``: another usage error).
+    """
+    option = getattr(exc, "option_name", None)
+    if not isinstance(option, str) or "requires an argument" not in str(
+            getattr(exc, "message", "")):
+        return None
+    if option in ("--resume", "-r"):
+        return (f"{option} needs a session name or id — list them with: goosectx sessions list "
+                "(--continue resumes the latest one in this directory)")
+    command = f"{args[0]} " if args and not args[0].startswith("-") else ""
+    return f"{option} needs a value — see: goosectx {command}--help"

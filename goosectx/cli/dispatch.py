@@ -112,9 +112,9 @@ def dispatch(app: typer.Typer, argv: list[str] | None,
             print_error("aborted")
             return 130
         if isinstance(exc, usage_errors):
-            from goosectx.cli.argv import positional_task
+            from goosectx.cli.argv import option_without_value, positional_task
 
-            line = positional_task(exc, args)
+            line = positional_task(exc, args) or option_without_value(exc, args)
             _run_result(app, args, line or exc.format_message(),  # type: ignore[attr-defined]
                         int(getattr(exc, "exit_code", 2)))
             if line is not None:

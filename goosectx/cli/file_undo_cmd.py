@@ -4,11 +4,13 @@ Prints one line per file restored or removed and per thing it could not undo, ev
 safe for the terminal (:mod:`goosectx.cli.sanitize`). A file changed since goosectx edited it
 stops the whole undo (nothing is touched) unless ``--force`` is given. Not to be confused with
 ``/undo-compact``, which gives the model back what the last compaction replaced and touches
-no file.
+no file. In a session whose working dir is gone it refuses (a restore would recreate it), with
+the fix the tools give (:func:`goosectx.tools.base.working_dir_gone`).
 """
 
 from __future__ import annotations
 
+import os
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -17,6 +19,7 @@ from goosectx.cli.sanitize import one_line_safe
 from goosectx.events import MessageCompleted
 from goosectx.file_journal import EditJournal
 from goosectx.file_undo import FileUndo, apply_undo, plan_undo, undo_messages
+from goosectx.tools.base import working_dir_gone
 
 if TYPE_CHECKING:
     from goosectx.cli.repl import Repl
@@ -85,8 +88,12 @@ def undo_files(repl: Repl, *, force: bool) -> None:
     """Run ``/undo`` in ``repl``: restore, tell the user, and note it for the model."""
     session = repl.session
     journal = EditJournal(repl.settings.data_dir, session.id)
-    plan = apply_undo(plan_undo(session.conversation.messages, journal, _imported_at(session)),
-                      journal, force=force)
+    plan = plan_undo(session.conversation.messages, journal, _imported_at(session))
+    if plan.turn is not None and _in_gone_working_dir(plan, session.working_dir):
+        repl.renderer.notice("/undo: nothing was undone — " + one_line_safe(working_dir_gone(
+            session.working_dir, "no file in it can be restored")), style="yellow")
+        return  # (a restore would recreate it: atomic_write makes the missing directories)
+    plan = apply_undo(plan, journal, force=force)
     lines = report_lines(plan, session.working_dir, force=force)
     style = "yellow" if plan.changed and not force or plan.failed else "dim"
     for line in lines:
@@ -99,6 +106,17 @@ def undo_files(repl: Repl, *, force: bool) -> None:
         session.conversation.append(message)
         repl._record(MessageCompleted(message))
     repl._refresh_figure()
+
+
+def _in_gone_working_dir(plan: FileUndo, working_dir: Path) -> bool:
+    """Whether ``working_dir`` no longer exists and a file ``plan`` would restore is in it.
+
+    Refused as the text editor refuses a write there, with the same fix.
+    """
+    if os.path.isdir(working_dir):
+        return False
+    return any(os.path.commonpath([working_dir, path]) == str(working_dir)
+               for path in plan.files)
 
 
 def _imported_at(session: Session) -> datetime | None:

@@ -26,7 +26,6 @@ from goosectx.tools.definitions import TEXT_EDITOR_NAME, TREE_NAME
 from goosectx.turn import (
     CANCELLED_NOT_STARTED_TEXT,
     ERROR_NOT_STARTED_PREFIX,
-    ERROR_STOPPED_PREFIX,
     INTERRUPTED_TEXT,
     NO_RESULT_TEXT,
     NOT_STARTED_TEXT,
@@ -172,8 +171,6 @@ def tool_result_label(response: ToolResponse) -> tuple[str, bool]:
             return _error_label(response.output), False
         if response.output.startswith(CANCELLED_TEXT):
             return CANCELLED_LABEL, True
-        if response.output.startswith(ERROR_STOPPED_PREFIX):
-            return "stopped: the turn ended on an error", True
         if response.output.startswith(INTERRUPTED_TEXT):
             return INTERRUPTED_LABEL, True
         if response.output.startswith((UNRECORDED_TEXT, NO_RESULT_TEXT)):

@@ -5,7 +5,9 @@ title ``ESC ] 0 ; t BEL``, a DCS string) into an Escape key and text, leaving ``
 ``]0;t`` in the line (and at the approval question the Escape cancelled it).
 :func:`guard_input` gives an input :class:`_GuardedParser`, which drops each whole; the keys
 prompt-toolkit knows (arrows, F-keys, bracketed paste, mouse reports, a reply to its cursor
-position request) and an ``ESC x`` pair something binds (Alt-x) are its as before. Keys
+position request) and an ``ESC x`` pair something binds (Alt-x) are its as before; the
+application keypad's ``ESC O`` keys (``ESC O p`` 0 … ``ESC O y`` 9, ``* + , - . / =``, Enter)
+are the keys they stand for (its table has none of them). Keys
 arriving in pieces: a control string still open when input pauses is held to its end; a
 paste start with no end ends at a Ctrl-C byte, which gives the keys it held back to the line
 at a prompt (a pause ends it only in the keys typed during a turn). :func:`parse_keys` reads
@@ -47,6 +49,10 @@ _KEYPAD_FINALS = "jklmnopqrstuvwxy"
 """``ESC O`` and these: the keypad's keys in its application mode (``* + , - . /`` and the
 digits), the only lowercase finals a terminal sends after SS3; after any other lowercase
 letter ``ESC O`` is Alt-O and a word typed at once (``ESC N`` never comes from a key)."""
+_KEYPAD_KEYS: dict[str, str | Keys] = {
+    **dict(zip(_KEYPAD_FINALS, "*+,-./0123456789", strict=True)), "X": "=", "M": Keys.ControlM}
+"""The key each application-keypad ``ESC O`` final stands for (prompt-toolkit's table knows
+none of them): its character, and the keypad's Enter (``ESC O M``) an Enter."""
 
 
 def escape_end(text: str, is_key: Callable[[str], bool] = lambda _c: False) -> int:
@@ -221,6 +227,12 @@ class _GuardedParser(Vt100Parser):
             if end == PENDING and (not flush or self._holds(prefix)):
                 continue
             retry = True
+            if end == 3 and prefix[1] == "O" and prefix[2] in _KEYPAD_KEYS:
+                key = _KEYPAD_KEYS[prefix[2]]
+                self._call_handler(key, "\r" if key == Keys.ControlM else key)
+                prefix = prefix[3:]
+                retry = bool(prefix)
+                continue
             if end > 0:
                 prefix = prefix[end:]  # dropped whole
                 retry = bool(prefix)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from goosectx.compaction.constraint_change import request_lines
+from goosectx.compaction.constraint_change import SUPERSEDED, request_lines
 from goosectx.compaction.cuts import word_head
 from goosectx.compaction.file_record import FileRecord, carry_file_line
 from goosectx.lazy_pattern import LazyPattern
@@ -223,6 +223,25 @@ def shows_text(shown: str, error: str) -> bool:
     return shown.endswith("…") and len(shown) > 1 and error.startswith(shown[:-1])
 
 
+def _apart(line: str, lifted: list[str]) -> list[str]:
+    """A user message's rule ``line``, the sentences of it ``lifted`` names apart and marked.
+
+    ``lifted``: the summary's constraints a later line superseded (each ends with
+    :data:`SUPERSEDED`). The whole line would bring such a sentence back unmarked (the facts
+    list it split, the line whole); apart, the summary's own marked item is it, listed once.
+    """
+    pieces = [line]
+    for rule in lifted:
+        sentence = rule.removesuffix(SUPERSEDED)
+        for k, piece in enumerate(pieces):
+            at = piece.find(sentence) if not piece.endswith(SUPERSEDED) else -1
+            if at >= 0:
+                pieces[k:k + 1] = [p for p in (piece[:at].strip(), rule,
+                                               piece[at + len(sentence):].strip()) if p]
+                break
+    return pieces
+
+
 def _carry_error(line: str, facts: Facts) -> None:
     """An error item of an earlier summary, once: an error the list names already is skipped."""
     if _OMITTED.match(line) or any(names_error(line, e[0]) or names_error(e[0], line)
@@ -310,11 +329,15 @@ def carry_forward(text: str, facts: Facts) -> None:
             if record is None:
                 record = facts.files[fm.group(1)] = FileRecord(fm.group(1))
             carry_file_line(fm.group(2) or "", record)
+    lifted = [line[2:].strip() for line in sections.get("user constraints", [])
+              if line.startswith("- ") and line.rstrip().endswith(SUPERSEDED)]
     for line in sections.get("user messages", []):
         if line.startswith("- ") and not _OMITTED.match(line[2:]):
             facts.requests.append(line[2:])
-            if is_constraint(line) and line[2:].strip() not in facts.constraints:
-                facts.constraints.append(line[2:].strip())
+            for rule in request_lines(line[2:], is_constraint):  # a rule's change too
+                for piece in _apart(rule, lifted):
+                    if piece not in facts.constraints:
+                        facts.constraints.append(piece)
     for line in [*sections.get("errors and fixes", []), *sections.get("errors", [])]:
         if line.startswith("- "):
             _carry_error(line[2:], facts)

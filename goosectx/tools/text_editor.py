@@ -261,9 +261,9 @@ class TextEditorTool:
             text = with_newline(text, newline_of(target.text()))
         shown, note = self._save(target, text, ctx)
         verb = "Overwrote" if existed else "Created"
-        return (f"{verb} {shown} ({len(split_lines(text))} lines, "
-                f"{len(text):,} characters)"
-                + note)
+        lines = len(split_lines(text))
+        return (f"{verb} {shown} ({lines:,} line{'' if lines == 1 else 's'}, "
+                f"{len(text):,} character{'' if len(text) == 1 else 's'})" + note)
 
     def _str_replace(self, target: EditTarget, arguments: dict[str, Any],
                      ctx: ToolContext) -> str:
