@@ -36,6 +36,10 @@ def _forms(value: str) -> list[str]:
 def url_secrets(url: str) -> list[str]:
     """The password and key-like query (or fragment) values of ``url``, in every form.
 
+    A password under 8 characters would shred ordinary text redacted wherever it appears
+    (``pw12``): its whole userinfo is listed instead (``bob:pw12``, or with the host,
+    ``me:pw@db.local``), so a message quoting the URL without its scheme hides it too.
+
     Parsed by hand as :func:`goosectx.redaction.redact_urls` does (what it hides on screen is
     what becomes known here); ``urlsplit`` would read a bracket in a password as a host's.
     """
@@ -43,10 +47,14 @@ def url_secrets(url: str) -> list[str]:
         return []
     text, _, fragment = url.strip().partition("://")[2].partition("#")
     text, _, query = text.partition("?")
-    userinfo, at, _host = text.split("/", 1)[0].rpartition("@")
+    userinfo, at, host = text.split("/", 1)[0].rpartition("@")
     found: list[str] = []
     if at and ":" in userinfo:
-        found += _forms(userinfo.split(":", 1)[1])
+        password = userinfo.split(":", 1)[1]
+        found += _forms(password)
+        if len(unquote(password)) < MIN_SECRET_CHARS:  # too short to redact alone: with its user
+            found += [u if len(u) >= MIN_SECRET_CHARS else f"{u}@{host}"
+                      for u in dict.fromkeys((userinfo, unquote(userinfo)))]
     for part in (query, fragment):
         for param in part.split("&"):
             name, eq, value = param.partition("=")
