@@ -229,19 +229,19 @@ class SecretTail:
         as the characters it lists, ``'s','k','-'`` as ``sk-``; an item begun is held too.
         In ``squeezed`` characters.
         """
-        chars: list[str] = []
-        starts: list[int] = []
-        pos = -1
-        for match in _LISTED.finditer(squeezed, max(0, len(squeezed) - self._squeezed_most)):
-            if match.start() != pos:
-                chars, starts = [], []  # a run before: not the one that reaches the end
-            chars.append(_listed_char(match))
-            starts.append(match.start())
-            pos = match.end()
-        begun = squeezed[pos:] if starts else ""
-        if not starts or begun and not _LISTED_OPEN.fullmatch(begun):
+        reach = 5 * self._longest_form + 4  # (an item squeezed: 5 characters at most, 0x73,)
+        items = list(_LISTED.finditer(squeezed, max(0, len(squeezed) - reach)))
+        if not items:
             return 0
-        tail = self._longest("".join(chars))
+        begun = squeezed[items[-1].end():]
+        if begun and not _LISTED_OPEN.fullmatch(begun):
+            return 0
+        k = len(items) - 1
+        while k and items[k - 1].end() == items[k].start():  # back to the run's first item
+            k -= 1
+        chars = "".join(map(_listed_char, items[k:]))
+        starts = [item.start() for item in items[k:]]
+        tail = self._longest(chars)
         return len(squeezed) - starts[len(chars) - tail] if tail else len(begun)
 
 
