@@ -9,7 +9,9 @@ Redactor without its ``secrets`` (the word-by-word hold-back alone, the previous
 The ratio 10 N / N per chunk should stay near 1 (nothing grows with the answer).
 
 Texts: prose; prose with a URL holding a percent-encoded key every 40 words; prose with a
-key's base64 wrapped at 20 columns (``base64 -w20``, three lines) every 40 words; one word
+key's base64 wrapped at 20 columns (``base64 -w20``, three lines) every 40 words; prose with
+a key written as a byte list and as a list of characters (``0x73, …``, ``['s', …]``) every
+40 words; one word
 with no whitespace at all (a minified blob).
 
 Usage: ``python bench/stream_hold.py [--quick]``
@@ -85,9 +87,12 @@ def texts(chars: int) -> dict[str, str]:
     encoded = base64.b64encode(KEYS[1].encode()).decode()
     block = " here:\n" + "\n".join(encoded[i:i + 20] for i in range(0, len(encoded), 20)) + ". "
     with_blocks = " ".join(w if i % 40 else block for i, w in enumerate(prose.split(" ")))
+    listed = (" bytes: {" + ", ".join(f"0x{b:02x}" for b in KEYS[2].encode()) + "} or ["
+              + ", ".join(f"'{c}'" for c in KEYS[2]) + "]. ")
+    with_lists = " ".join(w if i % 40 else listed for i, w in enumerate(prose.split(" ")))
     blob = "".join(chr(ord("a") + (i * 7) % 26) for i in range(chars))
     return {"prose": prose, "prose+keys": with_keys[:chars], "prose+b64": with_blocks[:chars],
-            "one word": blob}
+            "prose+list": with_lists[:chars], "one word": blob}
 
 
 def main(argv: list[str]) -> int:

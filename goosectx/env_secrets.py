@@ -17,7 +17,7 @@ from goosectx.config import Settings
 from goosectx.redaction import Redactor
 from goosectx.redaction_fragments import WithPieces, known_pieces, with_pieces
 from goosectx.secret_names import argv_secrets, secret_values
-from goosectx.url_secrets import header_secrets
+from goosectx.url_secrets import credential_header, header_secrets
 
 
 def configured_key_vars(settings: Settings) -> set[str]:
@@ -77,7 +77,7 @@ def spec_secrets(settings: Settings) -> list[str]:
 
 
 def _extension_secrets(settings: Settings, env: Mapping[str, str]) -> list[str]:
-    """The extensions' ``headers`` and ``envs`` values (a bearer token, a key).
+    """The extensions' credential ``headers`` and ``envs`` values (a bearer token, a key).
 
     From the config file's tables, and the leading ``NAME=value`` words of the
     ``--with-extension`` and ``/extension add`` specs.
@@ -94,6 +94,8 @@ def _extension_secrets(settings: Settings, env: Mapping[str, str]) -> list[str]:
         for key in ("headers", "envs"):
             values = table.get(key) if isinstance(table, dict) else None
             if isinstance(values, dict):
-                for value in (v for v in values.values() if isinstance(v, str)):
-                    found += header_secrets(value)  # and a token alone
+                for name, value in values.items():
+                    if isinstance(value, str) and (key == "envs" or credential_header(
+                            str(name), value)):  # not ``Accept: application/json``
+                        found += header_secrets(value)  # and a token alone
     return found

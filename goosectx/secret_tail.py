@@ -5,14 +5,15 @@ piece passed on is redacted alone, so a secret must never be cut between two pie
 :class:`~goosectx.redaction.Redactor` matches each secret's forms (:func:`encodings`) with
 any whitespace inside and any character percent-encoded; so the text is held back from the
 first character of its longest tail that, squeezed of whitespace (and decoded: ``%XX``,
-``\u0073``, ``\x73``), is a start
+``\u0073``, ``\x73``; or a list of characters or bytes read joined, ``['s', 'k', …`` and
+``0x73, 0x6b, …``, as :mod:`goosectx.redaction_separated` reads a finished one), is a start
 of one of those forms. Ordinary text has no such tail, or one of a character or two: it
 appears word by word, as before. Nor is text passed on up to a whitespace inside a whole
 form (:meth:`SecretTail.straddled`: a key broken over lines, its base64 wrapped by
-``base64 -w20``, padding and all): redacted alone, its pieces would show. A chunk costs
-O(its length + the longest form): only the last :attr:`SecretTail.window` characters are
-looked at (a secret spread over more whitespace than that can show its start; the stored
-answer is still redacted whole).
+``base64 -w20``, padding and all, a key's list of characters): redacted alone, its pieces
+would show. A chunk costs O(its length + the longest form): only the last
+:attr:`SecretTail.window` characters are looked at (a secret spread over more whitespace
+than that can show its start; the stored answer is still redacted whole).
 """
 
 from __future__ import annotations
@@ -46,6 +47,16 @@ _PARTIAL_PERCENT = re.compile(r"%[0-9A-Fa-f]?\Z")
 """... once whitespace followed: ``%`` and its digits may be spread (the redactor allows it),
 a backslash escape or ``&#x73;`` may not (``Tom & `` is not held for an escape)."""
 _PARTIAL_SEQUENCE = re.compile(r"\x1b(?:\[[ -?]*|\][^\x00\x07\x1b]*\x1b?)?\Z")
+_LISTED = re.compile(r"'([^\s'\\,])',?|\"([^\s\"\\,])\",?|0[xX]([0-9a-fA-F]{2}),?")
+"""An item of a key written as a list (squeezed): ``'s',``, ``"s",``, ``0x73,``
+(:mod:`goosectx.redaction_separated`, whose lists are these with whitespace between)."""
+_LISTED_END = re.compile(r"(?:'[^\s'\\,]',?|\"[^\s\"\\,]\",?|0[xX][0-9a-fA-F]{2},?)"
+                         r"(?:['\"][^\s'\"\\,]?|0[xX]?[0-9a-fA-F]?)?\Z")
+"""A squeezed text ending in such an item, and maybe the start of the next (``'s','``)."""
+_LISTED_RUN = re.compile(r"(?:(?:'[^\s'\\,]'|\"[^\s\"\\,]\"|0[xX][0-9a-fA-F]{2})\s*,?\s*){2,}")
+"""Such a list as written, whitespace and all."""
+_LISTED_OPEN = re.compile(r"['\"][^\s'\"\\,]?|0[xX]?[0-9a-fA-F]?")
+"""The start of a next item (``'``, ``'s``, ``0x7``)."""
 
 
 class SecretTail:
@@ -65,6 +76,7 @@ class SecretTail:
         firsts = "".join(sorted(re.escape(c) for c in self._by_first))
         self._starts = (re.compile(f"(?=(?:{pairs})|[{firsts}]\\Z)") if forms else None)
         self._longest_form = max((len(f) for f in forms), default=0)
+        self._forms = forms
         # the most characters a form takes written out: a secret's every character (a
         # form's every one but letters and digits) percent-encoded, "%XX" per UTF-8 byte
         self._squeezed_most = max((sum(len(ch) if ch.isalnum() and f not in plain
@@ -103,6 +115,8 @@ class SecretTail:
         tail = self._longest(squeezed)
         if "%" in squeezed or "\\" in squeezed or "&" in squeezed:
             tail = max(tail, self._longest_decoded(squeezed, closed=text[-1].isspace()))
+        if _LISTED_END.search(squeezed, max(0, len(squeezed) - 12)):  # 's', 'k', … 0x73, …
+            tail = max(tail, self._longest_listed(squeezed))
         if not tail:
             return len(text)
         if where is not None:
@@ -122,6 +136,8 @@ class SecretTail:
         cut = max(0, len(text) - self.window)
         if end <= cut:
             return end
+        if (listed := self._listed_straddled(text, end, cut)) is not None:
+            return listed
         before = "".join(text[cut:end].split())
         chars, at = before + "".join(text[end:].split()), len(before)
         where: list[int] | None = None
@@ -189,6 +205,50 @@ class SecretTail:
         if tail:
             return len(squeezed) - starts[len(decoded) - tail]
         return len(squeezed) - len(whole) if partial else 0
+
+
+    def _listed_straddled(self, text: str, end: int, cut: int) -> int | None:
+        """The start of a list holding a whole form (its items read) that ``end`` would cut.
+
+        ``['s', 'k', …, 'q']`` passed on up to a space inside it would be redacted in two
+        pieces, neither a whole list of the key. Looked for only when an item ends right
+        before ``end``.
+        """
+        if not _LISTED_END.search("".join(text[max(cut, end - 12):end].split())):
+            return None
+        for run in _LISTED_RUN.finditer(text, cut):
+            if run.start() < end < run.end():
+                listed = "".join(map(_listed_char, _LISTED.finditer("".join(run.group().split()))))
+                return run.start() if any(f in listed for f in self._forms) else None
+        return None
+
+    def _longest_listed(self, squeezed: str) -> int:
+        """:meth:`_longest` of the list of characters or bytes ``squeezed`` ends with.
+
+        The run of :data:`_LISTED` items up to the end (or up to an item begun there) read
+        as the characters it lists, ``'s','k','-'`` as ``sk-``; an item begun is held too.
+        In ``squeezed`` characters.
+        """
+        reach = 5 * self._longest_form + 4  # (an item squeezed: 5 characters at most, 0x73,)
+        items = list(_LISTED.finditer(squeezed, max(0, len(squeezed) - reach)))
+        if not items:
+            return 0
+        begun = squeezed[items[-1].end():]
+        if begun and not _LISTED_OPEN.fullmatch(begun):
+            return 0
+        k = len(items) - 1
+        while k and items[k - 1].end() == items[k].start():  # back to the run's first item
+            k -= 1
+        chars = "".join(map(_listed_char, items[k:]))
+        starts = [item.start() for item in items[k:]]
+        tail = self._longest(chars)
+        return len(squeezed) - starts[len(chars) - tail] if tail else len(begun)
+
+
+def _listed_char(match: re.Match[str]) -> str:
+    """The character a :data:`_LISTED` item lists (``'s',`` and ``0x73,``: ``s``)."""
+    hexed = match.group(3)
+    return chr(int(hexed, 16)) if hexed else match.group(1) or match.group(2)
 
 
 def _squeezed(text: str, cut: int) -> tuple[str, list[int]]:

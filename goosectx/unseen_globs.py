@@ -8,7 +8,9 @@ examples :data:`goosectx.git_pathspecs.EXAMPLES` lists (``.env``, ``.env.local``
 ``id_rsa``, ``.netrc``, ``.git/config``…), matched name by name as bash matches (``*`` spans
 no ``/`` and matches no leading dot the pattern does not write; case folded, as
 :func:`goosectx.sensitive.sensitive_why` folds it), and the pattern's own plainest name
-(``priv*.pem`` as ``priv.pem``). Asks more, never less: ``cat *`` may match ``id_rsa``.
+(``priv*.pem`` as ``priv.pem``). Asks more, never less: ``cat *`` may match ``id_rsa``, a
+key may be anywhere; but ``*`` matches no dotfile (``.env``, ``.netrc``), nor is a tool's own
+file (``fish_history``, ``credentials.tfrc.json``) taken to be outside its dir.
 
 Core module: no printing.
 """
@@ -25,6 +27,9 @@ from goosectx.git_pathspecs import EXAMPLES
 from goosectx.glob_words import bash_brackets
 
 _BRACKET = re.compile(r"\[([!^]?)(.)[^\]]*\]")
+_HOMES = {"fish_history": ".local/share/fish", "credentials.tfrc.json": ".terraform.d"}
+"""Sensitive names that live in one dir only (a tool's own): a glob elsewhere (``cat *.json``
+in a project) is not taken to match them; a key file (``id_rsa``, ``*.pem``) may be anywhere."""
 
 
 def unseen_matches(paths: Iterable[Path]) -> Iterator[Path]:
@@ -42,6 +47,9 @@ def unseen_matches(paths: Iterable[Path]) -> Iterator[Path]:
         for example in EXAMPLES:
             wanted = example.split("/")
             for at in range(len(names) - len(wanted) + 1):
+                home = _HOMES.get(example, "").split("/") if example in _HOMES else []
+                if home and [n.lower() for n in names[max(0, at - len(home)):at]] != home:
+                    continue  # cat *.json: no credentials.tfrc.json outside ~/.terraform.d
                 if all(_matches(name, pattern) for name, pattern in
                        zip(wanted, names[at:at + len(wanted)], strict=True)):
                     yield Path(*names[:at], *wanted, *names[at + len(wanted):])

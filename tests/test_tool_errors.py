@@ -77,3 +77,18 @@ def test_a_long_output_that_only_mentions_errors_has_no_excerpt() -> None:
     assert error_excerpt(body) is None
     assert error_excerpt(body + "\n\n  \nTraceback (most recent call last):\n  f()\n"
                          "KeyError: 'k'\n") == "KeyError: 'k'"
+
+
+@pytest.mark.parametrize("brk", ["\x85", "\u2028", "\u2029", "\x0c"])
+def test_a_line_break_other_than_newline_does_not_cut_the_error_line(brk: str) -> None:
+    # the rest of the code splits lines at \n alone: a tool's message holding U+0085 (a
+    # Latin-1 file name read as text) is one line, not its last piece
+    before_marker = f"cp: cannot create 'a{brk}b': Invalid argument\n[exit code: 1]\n"
+    assert error_excerpt(before_marker) == f"cp: cannot create 'a{brk}b': Invalid argument"
+    node = f"AssertionError [ERR_ASSERTION]: Expected values to be equal:\n\n3{brk} !== 6\n"
+    assert error_excerpt(node) == ("AssertionError [ERR_ASSERTION]: Expected values to be "
+                                   f"equal: 3{brk} !== 6")
+
+
+def test_a_crlf_output_still_gives_the_line_before_the_marker() -> None:
+    assert error_excerpt("make: *** [all] Stop\r\n[exit code: 2]\r\n") == "make: *** [all] Stop"

@@ -129,3 +129,35 @@ def test_a_remote_extensions_url_password_and_header_become_known():
     parse_table("api", {"type": "streamable_http", "uri": "http://127.0.0.1:9/mcp",
                         "headers": {"Authorization": "Bearer hdr-token-0123456789"}})
     assert redact_known(said) == "bad host '[REDACTED]' for [REDACTED]"
+
+
+@pytest.mark.parametrize(("url", "quoted", "piece"), [
+    ("http://bob:pw12@127.0.0.1:9/v1", "cannot connect to bob:pw12@127.0.0.1:9", "pw12"),
+    ("https://me:q7@proxy.local/v1", "Invalid URL me:q7@proxy.local/v1: refused", "q7"),
+    ("https://anna:p%40s@h/v1", "bad userinfo 'anna:p@s' for h", "p@s"),
+])
+def test_a_short_api_base_password_quoted_with_its_user_is_redacted_not_the_word(
+        tmp_path, url, quoted, piece):
+    # a password under 8 characters is not a known secret alone (it would shred text
+    # redacted everywhere): its URL's userinfo is, so an error quoting the URL without its
+    # scheme shows neither on the terminal nor in the log
+    import logging
+
+    from goosectx.config import load_settings
+    from goosectx.log import _RedactingFilter
+    from goosectx.providers.litellm_errors import translate_error
+
+    def logged(text: str) -> str:  # the line the debug log gets
+        record = logging.LogRecord("goosectx", logging.INFO, __file__, 1, text, None, None)
+        _RedactingFilter().filter(record)
+        return record.getMessage()
+
+    config = tmp_path / "config.toml"
+    config.write_text(f'model = "openai/fake"\n[models."openai/fake"]\napi_base = "{url}"\n')
+    load_settings(config, {"HOME": str(tmp_path)})
+    error, _ = translate_error(RuntimeError(quoted), model="openai/fake", where=url,
+                               key_env="OPENAI_API_KEY")
+    assert piece not in str(error) and "[REDACTED]" in str(error), str(error)
+    assert piece not in logged(f"request failed: {quoted}")
+    ordinary = f"the word {piece} in a file"
+    assert logged(ordinary) == ordinary

@@ -126,7 +126,8 @@ def _import_file(
         fmt = detect_format(path)
     try:
         sessions = load_sessions(path, fmt=fmt, source_session=source_session,
-                                 working_dir=Path.cwd(), stored=True)
+                                 working_dir=Path.cwd(), stored=True,
+                                 own=(settings.config_file, settings.data_dir))
     except ImportFormatError as exc:  # --format given: "or name its format" is no way out
         if given and exc.hint and exc.hint.startswith(f"{CHECK_HINT}, or name its format"):
             exc.hint = CHECK_HINT

@@ -125,7 +125,7 @@ def _with_next_line(text: str, pos: int, line: str) -> str:
     """
     if not line.endswith(":"):
         return line
-    for after in text[pos:pos + 2_000].splitlines()[1:6]:
+    for after in text[pos:pos + 2_000].split("\n")[1:6]:
         if after.strip():
             return line if after.strip().startswith("at ") else f"{line} {after.strip()}"
     return line
@@ -198,7 +198,7 @@ def error_excerpt(text: str) -> str | None:
         if why is not None:
             return why.group(1).strip()
     if _MARKER_LINE.fullmatch(line):  # a bare ``[exit code: 1]``: the message line before it
-        before = sample[max(0, start - 4_000):start].splitlines()
+        before = sample[max(0, start - 4_000):start].split("\n")
         return next((b.strip() for b in reversed(before)
                      if b.strip() and not _MARKER_LINE.fullmatch(b.strip())), line)
     return line

@@ -83,15 +83,15 @@ class ExtensionConfig:
     origin: Origin = "config"
 
     def __post_init__(self) -> None:
-        """The URL's credentials and the headers' values become known secrets.
+        """The URL's credentials and the credential headers' values become known secrets.
 
         Whatever made the config (a table, ``--with-remote-extension``, ``/extension add``):
         an error that quotes a piece of one is redacted (:mod:`goosectx.url_secrets`).
         """
         if self.uri or self.headers:
-            from goosectx.url_secrets import remember_url_secrets
+            from goosectx.url_secrets import credential_values, remember_url_secrets
 
-            remember_url_secrets([self.uri], self.headers.values())
+            remember_url_secrets([self.uri], credential_values(self.headers))
 
     def public(self) -> dict[str, Any]:
         """The settings with no secret value: safe for the store, an export and the log.
@@ -310,12 +310,14 @@ def child_env(config: ExtensionConfig, environ: Mapping[str, str] | None = None
 
 def secret_values(configs: Iterable[ExtensionConfig],
                   environ: Mapping[str, str] | None = None) -> list[str]:
-    """Values from ``envs``, ``env_keys`` and ``headers`` (8+ characters), for redaction."""
+    """Values of ``envs``, ``env_keys`` and credential ``headers`` (8+ chars), to redact."""
+    from goosectx.url_secrets import credential_values
+
     env = os.environ if environ is None else environ
     values: set[str] = set()
     for config in configs:
         values.update(config.envs.values())
-        values.update(config.headers.values())
+        values.update(credential_values(config.headers))
         values.update(env[k] for k in config.env_keys if k in env)
     return sorted((v for v in values if len(v) >= 8), key=len, reverse=True)
 

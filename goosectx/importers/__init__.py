@@ -34,6 +34,9 @@ from goosectx.errors import ImportFormatError
 from goosectx.parts import check_part_fields
 from goosectx.session import Session
 
+OwnFiles = tuple[Path | None, Path | None]
+"""goosectx's config file and data dir (either unknown: ``None``)."""
+
 FORMATS: tuple[str, ...] = (
     "goosectx", "goose-db", "goose-json", "openai", "swe-agent", "claude-code", "codex",
     "gemini-cli", "qwen-code", "copilot", "aider", "console",
@@ -42,7 +45,7 @@ FORMATS: tuple[str, ...] = (
 
 def load_sessions(
     path: Path, *, fmt: str = "auto", source_session: str | None = None,
-    working_dir: Path | None = None, stored: bool = False,
+    working_dir: Path | None = None, stored: bool = False, own: OwnFiles = (None, None),
 ) -> list[Session]:
     """Read ``path`` as ``fmt`` (``auto`` detects it) into unnamed sessions.
 
@@ -55,6 +58,8 @@ def load_sessions(
         stored: A goosectx export's messages go to ``session.stored_messages``, read in
             their stored form where they can be (what ``sessions import`` saves); other
             formats ignore it.
+        own: goosectx's config file and data dir: a Codex user's ``!cat`` of one is the
+            user's only, as a live ``!command``'s is (:mod:`goosectx.importers.codex`).
 
     Returns:
         One session per source session (several only for a goose database), each with a
@@ -80,7 +85,7 @@ def load_sessions(
         raise ImportFormatError(f"--session applies to goose sessions.db files, not {fmt}",
                                 "drop --session")
     try:
-        return _load(path, fmt, working_dir, source_session, stored)
+        return _load(path, fmt, working_dir, source_session, stored, own)
     except ImportFormatError as exc:
         if not named:
             raise
@@ -105,10 +110,10 @@ def _a(fmt: str) -> str:
     return "an" if fmt[:1] in ("a", "e", "i", "o", "u") else "a"
 
 
-def _load(path: Path, fmt: str, working_dir: Path | None,
-          source_session: str | None, stored: bool = False) -> list[Session]:
+def _load(path: Path, fmt: str, working_dir: Path | None, source_session: str | None,
+          stored: bool = False, own: OwnFiles = (None, None)) -> list[Session]:
     """:func:`load_sessions` of a file in format ``fmt`` (a format error says what is wrong)."""
-    loader = _loader(fmt, stored)
+    loader = _loader(fmt, stored, own)
     try:
         sessions = loader(path, working_dir or Path.cwd(), source_session)
         if fmt != "goosectx":  # (our own export's parts are checked by part_from_dict)
@@ -154,7 +159,8 @@ def _plain(exc: Exception) -> str:
     return "a field has an unexpected type"
 
 
-def _loader(fmt: str, stored: bool) -> Callable[[Path, Path, str | None], list[Session]]:
+def _loader(fmt: str, stored: bool, own: OwnFiles = (None, None)
+            ) -> Callable[[Path, Path, str | None], list[Session]]:
     if fmt == "goosectx":
         from goosectx.importers.goosectx_json import load as load_own
 
@@ -176,7 +182,11 @@ def _loader(fmt: str, stored: bool) -> Callable[[Path, Path, str | None], list[S
 
         load = gemini.load_gemini_cli if fmt == "gemini-cli" else gemini.load_qwen_code
         return lambda p, wd, _s: load(p, working_dir=wd)
-    modules = {"claude-code": "claude_code", "codex": "codex", "copilot": "copilot",
+    if fmt == "codex":
+        from goosectx.importers import codex
+
+        return lambda p, wd, _s: codex.load(p, working_dir=wd, own=own)
+    modules = {"claude-code": "claude_code", "copilot": "copilot",
                "aider": "aider", "console": "console"}
     if fmt in modules:
         import importlib

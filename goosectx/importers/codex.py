@@ -63,15 +63,16 @@ _ASSISTANT_ITEMS = {"reasoning", "function_call", "custom_tool_call", "local_she
 _OUTPUT_ITEMS = {"function_call_output", "custom_tool_call_output", "local_shell_call_output"}
 
 
-def load(path: Path, *, working_dir: Path) -> list[Session]:
-    """One session from a Codex rollout.
+def load(path: Path, *, working_dir: Path,
+         own: tuple[Path | None, Path | None] = (None, None)) -> list[Session]:
+    """One session from a Codex rollout (``own``: goosectx's config file and data dir).
 
     Raises:
         ImportFormatError: a line that is not JSON or a response item missing its fields.
     """
     builder = TranscriptBuilder("codex", path)
     system: list[str] = []
-    events = _Events(working_dir)
+    events = _Events(working_dir, own)
     for number, record in read_jsonl(path):
         kind, payload = record.get("type"), record.get("payload")
         if not isinstance(payload, dict):
@@ -145,8 +146,9 @@ def _result(builder: TranscriptBuilder, part: ToolResponse, when: Any) -> None:
 class _Events:
     """The ``event_msg`` records of tool work (module docstring), with what they need."""
 
-    def __init__(self, working_dir: Path) -> None:
+    def __init__(self, working_dir: Path, own: tuple[Path | None, Path | None]) -> None:
         self.working_dir = working_dir  # where the import runs: the cwd's stand-in
+        self.own = own  # goosectx's config file and data dir: sensitive, as live
         self.cwd = ""
         self.called: set[str] = set()  # call ids of response items
         self._begun: dict[str, Any] = {}  # call id -> a patch_apply_begin's changes
@@ -158,20 +160,24 @@ class _Events:
 
         Codex writes its event and (newer Codex) a user message for the model: the second
         of that pair (``kind`` "event" or "record") for the same command is the same run.
-        A command a word of which names a sensitive file (``cat .env``) is the user's only,
-        as ours is (``cli/shell_escape_cmd.py``): its output never reaches the model. Its
-        files are not here: a glob word counts by the sensitive names it may match
-        (``cat .[e]nv``, ``cat .en*``: :mod:`goosectx.unseen_globs`).
+        A command a word of which names a sensitive file (``cat .env``, goosectx's config
+        file or data dir) is the user's only, as ours is (``cli/shell_escape_cmd.py``): its
+        output never reaches the model. Its files are not here: a glob word counts by the
+        sensitive names it may match (``cat .[e]nv``, ``cat .en*``: :mod:`goosectx.unseen_globs`).
+        Nor does one whose output may hold a secret not known here (``env``, ``gh auth
+        token``: :mod:`goosectx.unseen_output`; a live one runs without the secrets).
         """
         if self._shell is not None and self._shell[0] != kind and self._shell[1] == command:
             self._shell = None
             return
         self._shell = (kind, command)
         from goosectx.sensitive_shell import sensitive_words
+        from goosectx.unseen_output import unseen_secret_output
 
-        secret = next(sensitive_words(
-            command, Path(self.cwd) if self.cwd else self.working_dir,
-            unseen=True), None)
+        where = Path(self.cwd) if self.cwd else self.working_dir
+        secret = next(sensitive_words(command, where, config_file=self.own[0],
+                                      data_dir=self.own[1], unseen=True), None
+                      ) or unseen_secret_output(command, where)
         message = escape_message(command, output, is_error=failed, to_model=secret is None)
         builder.add("user", list(message.content), created=when, metadata=message.metadata)
 
