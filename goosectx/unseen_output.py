@@ -41,22 +41,26 @@ _SHOW_TOKEN = frozenset({"-t", "--show-token"})
 """``gh auth status -t``: the token in its report."""
 
 
-def unseen_secret_output(command: str, working_dir: Path) -> str | None:
+def unseen_secret_output(command: str, working_dir: Path, *,
+                         environment: bool = True) -> str | None:
     """Why ``command``'s imported output may hold a secret not known here, or ``None``.
 
     Each part of the line, wrappers looked through (``sudo env``): an environment dump
     (``env``, ``printenv`` alone or of a secret-looking name, ``export -p``, ``declare -x``,
     ``set`` alone), a read of ``/proc/…/environ``, or a credential printer
-    (:data:`_CREDENTIAL_PRINTERS`; ``gh auth status --show-token``).
+    (:data:`_CREDENTIAL_PRINTERS`; ``gh auth status --show-token``). ``environment=False``:
+    credential printers only — a live ``!env`` runs with the secrets taken out of its
+    environment, but a live ``!gh auth token`` prints the token from gh's own store.
     """
     for part, _dirs in command_dirs(command, working_dir):
-        if any(_ENVIRON.fullmatch(word.value) for word in part.words):
+        if environment and any(_ENVIRON.fullmatch(word.value) for word in part.words):
             return "it read a process's environment"
         words = command_words(part.words)
         for _ in range(8):  # wrappers looked through: sudo env, nice printenv
             name = words[0].value.rsplit("/", 1)[-1] if words else ""
             ran = unwrap(name, words[1:])[:1] if name in WRAPPERS else []
-            if name in _DUMPS and _dumps(name, [w.value for w in words[1:]], ran):
+            if environment and name in _DUMPS and _dumps(name, [w.value for w in words[1:]],
+                                                         ran):
                 return f"{name} printed the environment it ran in"
             if not ran or not ran[0]:
                 break

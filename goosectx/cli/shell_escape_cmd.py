@@ -19,6 +19,7 @@ from goosectx.cli.sanitize import terminal_safe
 from goosectx.sensitive import sensitive_in_command
 from goosectx.sensitive_shell import ANY_MAY_BE
 from goosectx.shell_escape import last_command, run_shell_escape
+from goosectx.unseen_output import unseen_secret_output
 
 if TYPE_CHECKING:
     from goosectx.cli.repl import Repl
@@ -69,7 +70,9 @@ def run_escape(repl: Repl, line: str) -> None:
     secret = sensitive_in_command(command, repl.session.working_dir,
                                   data_dir=repl.settings.data_dir,
                                   config_file=repl.settings.config_file) if to_model else None
-    to_model = to_model and secret is None  # as an @.env mention is not attached
+    printed = unseen_secret_output(command, repl.session.working_dir, environment=False) if (
+        to_model and secret is None) else None  # !gh auth token: from gh's store, unredacted
+    to_model = to_model and secret is None and printed is None  # as an @.env mention is not
     # No wait for the model client (litellm's import, the key check): the command needs only
     # the agent's shell tool and tool context, built first; on the worker thread, so Ctrl-C
     # works as for any command.
@@ -85,6 +88,9 @@ def run_escape(repl: Repl, line: str) -> None:
             f"shown to you only: {secret} {verb} a sensitive file (keys, credentials), so the "
             "model does not see this output; paste what the model needs instead"),
             style="yellow")
+    elif printed is not None:
+        repl.renderer.notice(f"shown to you only: {printed}, so the model does not see this "
+                             "output; paste what the model needs instead", style="yellow")
     elif not to_model:
         repl.renderer.notice("shown to you only (shell_escape_to_model = false): the model "
                              "does not see it")
