@@ -54,6 +54,7 @@ from goosectx.shell_program import ASSIGNMENT, MAX_STEPS, after_keywords, progra
 from goosectx.shell_reparse import hidden_code
 from goosectx.shell_runners import (
     COMPUTED,
+    CONTAINERS,
     LINE_RUNNERS,
     RUNNERS,
     SU_LIKE,
@@ -68,6 +69,7 @@ from goosectx.shell_transfers import ssh_lines
 from goosectx.shell_unwrap import WRAPPERS, inner_line, runner_readings, unwrap, watch_joins
 from goosectx.shell_words import ASSIGNMENT_WORD, literal_name
 from goosectx.shell_wrappers import make_text, started_commands
+from goosectx.unmodelled_writes import REMOTE, unmodelled_write
 
 
 # -- shell commands split into parts ------------------------------------------------------
@@ -151,6 +153,7 @@ class _Reading:
     top: list[Word] = field(default_factory=list)  # the simple command's words (started's head)
     dirs: LineDirs | None = None  # where each part of the line runs (protected_paths)
     where: Where | None = None  # where the command read now runs
+    remote: bool = False  # in a container or on another host (docker exec, ssh): no path here
 
 
 def _computed(word: Word) -> bool:
@@ -294,7 +297,8 @@ def _normalise(words: list[Word], r: _Reading, depth: int,  # noqa: C901, PLR091
         fixed = not any(_computed(w) for w in words[1:])  # its inner lines are as written
         hidden = hidden_commands(name, args, r.fed) or hidden_program(
             name, args, r.fed, r.where) or (  # r.where: cd .git && tee HEAD
-            language_commands(name, words[1:], r.fed))  # gdb -ex 'shell …', sqlite3 '.shell …'
+            language_commands(name, words[1:], r.fed)) or (  # gdb -ex 'shell …', sqlite3 …
+            None if r.remote else unmodelled_write(name, args, r.where))  # cmake -E x .git
         if hidden:
             reasons.append(hidden)
         r.where = chdir_where(name, args, r.where)  # env -C .git tee HEAD: its command's dir
@@ -332,7 +336,9 @@ def _normalise(words: list[Word], r: _Reading, depth: int,  # noqa: C901, PLR091
         if started.slices or started.lines:
             return
         if name in RUNNERS:
+            remote, r.remote = r.remote, r.remote or name in CONTAINERS or name in REMOTE
             _run_by(name, words[1:], r, depth)
+            r.remote = remote
             return
         if unwrapped is None:
             return
