@@ -47,6 +47,11 @@ _VI = frozenset({"vi", "vim", "nvim", "ex", "view", "vimdiff", "gvim", "nano", "
 _VI_VALUED = frozenset({"-c", "--cmd", "-S", "-s", "-u", "-U", "-i", "-T", "-w", "-W", "-t",
                         "-q", "--eval", "-l", "--load", "--funcall", "-f"})
 _MODE = re.compile(r"[0-7]+|(?:[ugoa]*[-+=][rwxXstugo]*,?)+")
+_GIT_PLUMBING = frozenset({
+    "receive-pack", "upload-pack", "upload-archive", "fetch-pack", "send-pack", "http-backend",
+    "daemon", "shell", "unpack-objects", "index-pack", "remote-ext", "remote-fd"})
+"""git's transport plumbing: it writes a repository (``git receive-pack DIR``) from what its
+input or a remote sends, or serves one and runs what its config says."""
 _REMOVERS = frozenset({"rm", "rmdir", "unlink", "shred", "srm", "trash", "trash-put"})
 """Programs that remove their operands: judged when one is the git directory or in it."""
 MODELLED = frozenset({">", ">>", "tee", "dd", "truncate", "touch", "chmod", "cpio", "socat",
@@ -79,6 +84,9 @@ def writes_git_config(name: str, args: list[str], where: Where | None = None) ->
     """
     if name == "git" and where is not None:  # git -C .git archive -o hooks/x: -C as env's
         where = Where(where.root, chdir_dirs("env", args[:git_subcommand(args)], where.dirs))
+    if name == "git" and (sub := args[git_subcommand(args):][:1]) and sub[0] in _GIT_PLUMBING:
+        return (f"git {sub[0]} serves or writes a repository from what a remote or its input "
+                "sends (refs, objects, the hooks it runs): what it writes is not shown")
     found = list(option_hits(name, args)) if name in OPTIONS else []
     hits = [hit for hit in found if hit.value is not None and (
         hit.does is not Does.INTO or name not in _TARS or _extracts(args))]  # tar -c -C D reads

@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from itertools import takewhile
 
 from goosectx.awk_program import AWK, awk_beyond, awk_commands
+from goosectx.diff_targets import diff_writes, redirected_diff
 from goosectx.protected_paths import LineDirs, Where, chdir_where
 from goosectx.sed_script import SED, sed_beyond
 from goosectx.shell_arith import arithmetic_reason
@@ -154,6 +155,7 @@ class _Reading:
     dirs: LineDirs | None = None  # where each part of the line runs (protected_paths)
     where: Where | None = None  # where the command read now runs
     remote: bool = False  # in a container or on another host (docker exec, ssh): no path here
+    line: str = ""  # the whole line (patch <<'EOF': its diff is in it)
 
 
 def _computed(word: Word) -> bool:
@@ -171,10 +173,14 @@ def command_forms(part: Part, line: str = "", dirs: LineDirs | None = None) -> C
     """The forms of one simple command of ``lex(line)`` (``dirs``: where each part runs)."""
     words = after_keywords(part.words, part.piped)
     r = _Reading([" ".join(w.raw for w in words)], fed=part.fed, dirs=dirs,
-                 where=dirs.at(part.text) if dirs else None, top=words)
+                 where=dirs.at(part.text) if dirs else None, top=words, line=line)
     r.reasons += [part.unreadable] if part.unreadable else []
     _check_subscripts(words, r)
     _normalise(words, r, 0, leading=True)
+    if part.input_of is not None and part.words[1:]:  # patch -p1 < x.diff: the files it names
+        r.reasons += filter(None, [redirected_diff(
+            [w.value for w in part.input_of.words], part.words[-1].value,
+            dirs.at(part.input_of.text) if dirs else None)])
     r.reasons += hidden_code(r.reparsed, line)  # Y='x; rm f'; eval "echo $Y"
     # read x <f; (( x )): x='a[$(rm y)]' (not in a <<'EOF' body: bash expands nothing there)
     text = "\n".join([unexpanded(line) or part.text, *r.inner])
@@ -298,7 +304,8 @@ def _normalise(words: list[Word], r: _Reading, depth: int,  # noqa: C901, PLR091
         hidden = hidden_commands(name, args, r.fed) or hidden_program(
             name, args, r.fed, r.where) or (  # r.where: cd .git && tee HEAD
             language_commands(name, words[1:], r.fed)) or (  # gdb -ex 'shell …', sqlite3 …
-            None if r.remote else unmodelled_write(name, args, r.where))  # cmake -E x .git
+            None if r.remote else unmodelled_write(name, args, r.where)) or (  # cmake -E x .git
+            diff_writes(name, args, r.where, r.fed, r.line))  # patch -i x.diff: what it names
         if hidden:
             reasons.append(hidden)
         r.where = chdir_where(name, args, r.where)  # env -C .git tee HEAD: its command's dir
