@@ -365,13 +365,24 @@ def _normalise(words: list[Word], r: _Reading, depth: int,  # noqa: C901, PLR091
 def _run_by(name: str, words: list[Word], r: _Reading, depth: int) -> None:
     """The forms of the command a runner starts, read from each word where it may start.
 
-    ssh's command lines are read as they are; the other runners' candidates go to
-    :attr:`_Reading.maybe` (a deny rule matching them asks).
+    ssh's command lines are read as they are, so are ``pee``'s (each operand a line ``sh -c``
+    runs) and ``nq``'s command (from its first operand: its options take no value); the other
+    runners' candidates go to :attr:`_Reading.maybe` (a deny rule matching them asks).
     """
     args, written = [w.value for w in words], not any(_computed(w) for w in words)
     if name == "ssh":
         for line in ssh_lines(args):
             _add_line(line, r, depth, written)
+        return
+    if name == "pee":  # pee 'rm x' cat: a deny rule on rm denies
+        for value in args:
+            if value[:1] != "-":
+                _add_line(value, r, depth, written, name)
+        return
+    if name == "nq" and (at := next((i for i, a in enumerate(args) if a[:1] != "-"), None)
+                         ) is not None:  # nq rm x: `rm x`
+        _starts(name, words[at:], r)
+        _normalise(words[at:], r, depth + 1)
         return
     starts = runner_starts(name, args, [_computed(w) for w in words])
     if starts is None:
