@@ -25,7 +25,7 @@ from pathlib import Path
 from goosectx.git_config_writes import MODELLED
 from goosectx.option_table import OPTIONS
 from goosectx.piped_names import NEUTRAL
-from goosectx.protected_paths import Where, protected_write
+from goosectx.protected_paths import Where, git_dirs, protected_write
 from goosectx.rule_offer import COMPILER, PREFIX_PROGRAMS
 from goosectx.shell_builtins import SHELLS
 from goosectx.shell_databases import DATABASES
@@ -124,11 +124,12 @@ def unmodelled_write(name: str, args: list[str], where: Where | None) -> str | N
     root = where.root if where is not None else None
     dirs = tuple(d for d in (where.dirs if where is not None else ()) if isinstance(d, Path))
     literal = Where(root, dirs or (root,)) if root is not None else None
+    tops = git_dirs(literal) if args else ()  # once for all the words
     for word in args:
         path = word.partition("=")[2] if word.startswith("-") else word
         if not path or "://" in path or _RUN_TIME.search(path) or "\0" in path:
             continue
-        if why := protected_write(name, path, literal):
+        if why := protected_write(name, path, literal, tops=tops):
             return f"{name} is not known to goosectx: it may write {path} ({_tail(why, name)})"
         if root is not None and (kind := sensitive_or_outside(path, literal)):
             return f"{name} is not known to goosectx: it may write {path}, which {kind}"
