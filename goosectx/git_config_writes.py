@@ -25,6 +25,7 @@ from goosectx.shell_dirs import chdir_dirs
 from goosectx.shell_git import git_subcommand
 from goosectx.shell_given import socat_files
 from goosectx.shell_options import WGET_VALUED, long_option, short_value
+from goosectx.written_names import SENSITIVE, created, sensitive_or_outside, url_names
 
 _COPIERS = frozenset({"cp", "mv", "install", "ln", "rsync", "scp"})
 _TARS = frozenset({"tar", "gtar", "bsdtar"})
@@ -46,6 +47,18 @@ _VI = frozenset({"vi", "vim", "nvim", "ex", "view", "vimdiff", "gvim", "nano", "
 _VI_VALUED = frozenset({"-c", "--cmd", "-S", "-s", "-u", "-U", "-i", "-T", "-w", "-W", "-t",
                         "-q", "--eval", "-l", "--load", "--funcall", "-f"})
 _MODE = re.compile(r"[0-7]+|(?:[ugoa]*[-+=][rwxXstugo]*,?)+")
+_GIT_PLUMBING = frozenset({
+    "receive-pack", "upload-pack", "upload-archive", "fetch-pack", "send-pack", "http-backend",
+    "daemon", "shell", "unpack-objects", "index-pack", "remote-ext", "remote-fd"})
+"""git's transport plumbing: it writes a repository (``git receive-pack DIR``) from what its
+input or a remote sends, or serves one and runs what its config says."""
+_REMOVERS = frozenset({"rm", "rmdir", "unlink", "shred", "srm", "trash", "trash-put"})
+"""Programs that remove their operands: judged when one is the git directory or in it."""
+MODELLED = frozenset({">", ">>", "tee", "dd", "truncate", "touch", "chmod", "cpio", "socat",
+                      "unrar", "rar", "pax", "curl", "wget", "plutil", *_COPIERS, *_TARS, *SED,
+                      *_SCRIPT_EDITORS, *_VI, *_PASSES_ON, *_REMOVERS})
+"""The programs :func:`writes_git_config` reads the written paths of (git's own: its
+subcommands), for :mod:`goosectx.unmodelled_writes`."""
 
 
 def writes_git_config(name: str, args: list[str], where: Where | None = None) -> str | None:
@@ -71,11 +84,14 @@ def writes_git_config(name: str, args: list[str], where: Where | None = None) ->
     """
     if name == "git" and where is not None:  # git -C .git archive -o hooks/x: -C as env's
         where = Where(where.root, chdir_dirs("env", args[:git_subcommand(args)], where.dirs))
+    if name == "git" and (sub := args[git_subcommand(args):][:1]) and sub[0] in _GIT_PLUMBING:
+        return (f"git {sub[0]} serves or writes a repository from what a remote or its input "
+                "sends (refs, objects, the hooks it runs): what it writes is not shown")
     found = list(option_hits(name, args)) if name in OPTIONS else []
     hits = [hit for hit in found if hit.value is not None and (
         hit.does is not Does.INTO or name not in _TARS or _extracts(args))]  # tar -c -C D reads
     removed: list[str] = []
-    verb = "removes"
+    verb, secret = "removes", None
     if name in (">", ">>", "tee"):
         paths = [a for a in args if not a.startswith("-") or name != "tee"]
     elif name == "dd":
@@ -95,7 +111,13 @@ def writes_git_config(name: str, args: list[str], where: Where | None = None) ->
     elif name in _SCRIPT_EDITORS:
         paths = _edited_in_place(name, args)  # perl -pi -e s/x/y/ .git/config
     elif name == "git" or name == "cpio":  # git worktree add D, cpio -p D: D is written into
-        paths = _destination(name, args)
+        paths = _destination(name, args) or created(name, args)  # git init D, clone U D
+    elif name in _REMOVERS:  # rm -rf .git/../.git, rmdir .git/refs/x: the repository itself
+        paths, removed = [], [a for a in args if a[:1] != "-" and names_git_dir([a], where)]
+    elif name == "plutil":  # plutil -convert xml1 F rewrites F, -o F writes F
+        paths = [a for k, a in enumerate(args) if a[:1] != "-" and (
+            k == 0 or args[k - 1] not in ("-convert", "-e", "-insert", "-replace",
+                                          "-remove", "-extract", "-type"))]
     elif name == "socat":  # socat - CREATE:.git/hooks/x,perm=0755
         paths = socat_files(args)
     elif extracted := _extracted_into(*table_name(name, args)):  # unrar x a.rar .git/hooks/
@@ -106,14 +128,21 @@ def writes_git_config(name: str, args: list[str], where: Where | None = None) ->
     elif name in _VI:  # vim -c wq .git/config, ex -sc '%d|x' .git/HEAD: an editor's files
         paths = [a for k, a in enumerate(args) if a[:1] not in ("-", "+") and (
             k == 0 or args[k - 1] not in _VI_VALUED)]
+    elif archive := created(name, args):  # zip .git/hooks/x a, tar -czf .git/x a, 7z a A
+        paths = archive
+    elif name in ("curl", "wget"):  # cd .git && curl -O URL: the dir, and the URL's names
+        paths = url_names(name, args, found, _saves_here(name, found))
+        secret = next((p for p in paths if sensitive_or_outside(p, where) == SENSITIVE), None)
     else:
-        paths = ["."] if _saves_here(name, found) else []  # cd .git && curl -O URL
+        paths = []
     paths += [str(hit.value) for hit in hits if hit.does in _WRITTEN and (
         hit.value != "-" or name not in JUDGED_OUTPUT)]  # wget -O-: standard output
     tops = git_dirs(where) if paths or removed else ()  # once for all the paths
     for path, done in [*((p, "writes") for p in paths), *((p, verb) for p in removed)]:
         if why := protected_write(name, path, where, done, tops):
             return why
+    if name in ("curl", "wget") and secret is not None:  # curl -O https://x/.env: the URL's
+        return f"{name} writes {secret}, the name its URL gives, which {SENSITIVE}"
     if name in _PASSES_ON and names_git_dir([path for word in args for path in _named(word)],
                                             where):
         return (f"it hands the git directory or a file in it to what {name} runs, whose options "

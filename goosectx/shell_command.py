@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from itertools import takewhile
 
 from goosectx.awk_program import AWK, awk_beyond, awk_commands
+from goosectx.diff_targets import diff_writes, redirected_diff
 from goosectx.protected_paths import LineDirs, Where, chdir_where
 from goosectx.sed_script import SED, sed_beyond
 from goosectx.shell_arith import arithmetic_reason
@@ -54,6 +55,7 @@ from goosectx.shell_program import ASSIGNMENT, MAX_STEPS, after_keywords, progra
 from goosectx.shell_reparse import hidden_code
 from goosectx.shell_runners import (
     COMPUTED,
+    CONTAINERS,
     LINE_RUNNERS,
     RUNNERS,
     SU_LIKE,
@@ -68,6 +70,7 @@ from goosectx.shell_transfers import ssh_lines
 from goosectx.shell_unwrap import WRAPPERS, inner_line, runner_readings, unwrap, watch_joins
 from goosectx.shell_words import ASSIGNMENT_WORD, literal_name
 from goosectx.shell_wrappers import make_text, started_commands
+from goosectx.unmodelled_writes import REMOTE, unmodelled_write
 
 
 # -- shell commands split into parts ------------------------------------------------------
@@ -151,6 +154,8 @@ class _Reading:
     top: list[Word] = field(default_factory=list)  # the simple command's words (started's head)
     dirs: LineDirs | None = None  # where each part of the line runs (protected_paths)
     where: Where | None = None  # where the command read now runs
+    remote: bool = False  # in a container or on another host (docker exec, ssh): no path here
+    line: str = ""  # the whole line (patch <<'EOF': its diff is in it)
 
 
 def _computed(word: Word) -> bool:
@@ -168,10 +173,14 @@ def command_forms(part: Part, line: str = "", dirs: LineDirs | None = None) -> C
     """The forms of one simple command of ``lex(line)`` (``dirs``: where each part runs)."""
     words = after_keywords(part.words, part.piped)
     r = _Reading([" ".join(w.raw for w in words)], fed=part.fed, dirs=dirs,
-                 where=dirs.at(part.text) if dirs else None, top=words)
+                 where=dirs.at(part.text) if dirs else None, top=words, line=line)
     r.reasons += [part.unreadable] if part.unreadable else []
     _check_subscripts(words, r)
     _normalise(words, r, 0, leading=True)
+    if part.input_of is not None and part.words[1:]:  # patch -p1 < x.diff: the files it names
+        r.reasons += filter(None, [redirected_diff(
+            [w.value for w in part.input_of.words], part.words[-1].value,
+            dirs.at(part.input_of.text) if dirs else None)])
     r.reasons += hidden_code(r.reparsed, line)  # Y='x; rm f'; eval "echo $Y"
     # read x <f; (( x )): x='a[$(rm y)]' (not in a <<'EOF' body: bash expands nothing there)
     text = "\n".join([unexpanded(line) or part.text, *r.inner])
@@ -294,7 +303,9 @@ def _normalise(words: list[Word], r: _Reading, depth: int,  # noqa: C901, PLR091
         fixed = not any(_computed(w) for w in words[1:])  # its inner lines are as written
         hidden = hidden_commands(name, args, r.fed) or hidden_program(
             name, args, r.fed, r.where) or (  # r.where: cd .git && tee HEAD
-            language_commands(name, words[1:], r.fed))  # gdb -ex 'shell …', sqlite3 '.shell …'
+            language_commands(name, words[1:], r.fed)) or (  # gdb -ex 'shell …', sqlite3 …
+            None if r.remote else unmodelled_write(name, args, r.where)) or (  # cmake -E x .git
+            diff_writes(name, args, r.where, r.fed, r.line))  # patch -i x.diff: what it names
         if hidden:
             reasons.append(hidden)
         r.where = chdir_where(name, args, r.where)  # env -C .git tee HEAD: its command's dir
@@ -332,7 +343,9 @@ def _normalise(words: list[Word], r: _Reading, depth: int,  # noqa: C901, PLR091
         if started.slices or started.lines:
             return
         if name in RUNNERS:
+            remote, r.remote = r.remote, r.remote or name in CONTAINERS or name in REMOTE
             _run_by(name, words[1:], r, depth)
+            r.remote = remote
             return
         if unwrapped is None:
             return
@@ -352,13 +365,24 @@ def _normalise(words: list[Word], r: _Reading, depth: int,  # noqa: C901, PLR091
 def _run_by(name: str, words: list[Word], r: _Reading, depth: int) -> None:
     """The forms of the command a runner starts, read from each word where it may start.
 
-    ssh's command lines are read as they are; the other runners' candidates go to
-    :attr:`_Reading.maybe` (a deny rule matching them asks).
+    ssh's command lines are read as they are, so are ``pee``'s (each operand a line ``sh -c``
+    runs) and ``nq``'s command (from its first operand: its options take no value); the other
+    runners' candidates go to :attr:`_Reading.maybe` (a deny rule matching them asks).
     """
     args, written = [w.value for w in words], not any(_computed(w) for w in words)
     if name == "ssh":
         for line in ssh_lines(args):
             _add_line(line, r, depth, written)
+        return
+    if name == "pee":  # pee 'rm x' cat: a deny rule on rm denies
+        for value in args:
+            if value[:1] != "-":
+                _add_line(value, r, depth, written, name)
+        return
+    if name == "nq" and (at := next((i for i, a in enumerate(args) if a[:1] != "-"), None)
+                         ) is not None:  # nq rm x: `rm x`
+        _starts(name, words[at:], r)
+        _normalise(words[at:], r, depth + 1)
         return
     starts = runner_starts(name, args, [_computed(w) for w in words])
     if starts is None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-from goosectx import option_table
+from goosectx import option_programs as option_table  # the table lives there
 
 
 def test_no_program_is_listed_twice_in_the_option_table() -> None:

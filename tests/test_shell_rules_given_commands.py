@@ -22,9 +22,10 @@ DENIED = [
     "cmake -E rm -rf x", "cmake -E remove_directory x", "cmake -E remove -f x",
     "gh alias set --shell x 'rm y'", "gh alias set x '!rm y'", "xe -s 'rm $1' < list",
     "gpg --photo-viewer 'rm x' --list-options show-photos -k",
+    'pee "rm x"', "nq rm x",  # round 29: the command they run, read as such
 ]
 ASKED = [
-    'pee "rm x"', "nq rm x", "xe rm < list", 'rush "rm {}"', "systemd-nspawn rm x",
+    "xe rm < list", 'rush "rm {}"', "systemd-nspawn rm x",
     "systemd-nspawn -D /srv/c rm x", "gh alias import aliases.yml", "ncat --lua-exec x.lua h 1",
     "openssl engine dynamic -pre SO_PATH:/tmp/x.so", "ssh-keygen -D ./x.so", "ssh-keygen -w x.so -K",
 ]

@@ -1,0 +1,228 @@
+"""The files ``patch`` and ``git apply`` write: the ones their diff names, read from the diff.
+
+docs/architecture.md §4, clause 2 of the one approval decision: part of how
+:mod:`goosectx.shell_command` reads a command for the shell's permission rules. ``patch -p1 <
+x.diff``, ``patch -i x.diff``, ``git apply x.diff`` write whatever the diff's ``--- ``/``+++ ``/
+``diff --git``/``rename to`` lines name, ``-pN`` leading parts stripped (``patch`` without
+``-p``: every strip taken; ``git apply``: 1 unless ``-p`` says), below ``-d``/``--directory``.
+A diff that exists and is small (:data:`MAX_DIFF_BYTES`) is read and each name judged as a
+write target (:func:`goosectx.protected_paths.protected_write`; a sensitive file too); one in a
+here-document or here-string is read from the line; one that cannot be read (missing, too big,
+a pipe, a name bash makes at run time) makes the call one the rules cannot read, so it asks
+under a rule and in auto mode under a deny rule. What the command text shows, not a sandbox.
+
+Core module: no printing.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from goosectx.option_table import PATCH_VALUED
+from goosectx.protected_paths import Where, protected_write
+from goosectx.sensitive import expand_user
+from goosectx.shell_dirs import Unknown
+from goosectx.shell_git import git_subcommand
+from goosectx.shell_options import long_option, short_value, value_at
+from goosectx.written_names import SENSITIVE, sensitive_or_outside
+
+PATCHERS = frozenset({"patch", "gpatch"})
+MAX_DIFF_BYTES = 1_000_000
+"""The largest diff file read; a bigger one is a diff that cannot be read here."""
+_HEADER = re.compile(r"^(?:\+\+\+|---) (.+)$|^diff --git (\S+) (\S+)\s*$|"
+                     r"^(?:rename|copy) (?:to|from) (.+)$", re.MULTILINE)
+"""The lines of a unified or git diff that name a file."""
+_GIT_VALUED = ("--directory", "--include", "--exclude", "--whitespace", "--build-fake-ancestor")
+_GIT_READ_ONLY = ("--check", "--stat", "--numstat", "--summary")
+
+
+@dataclass
+class Applied:
+    """How one ``patch``/``git apply`` call reads its diff."""
+
+    files: list[str] = field(default_factory=list)
+    """The diff files it names (``-i F``, ``git apply F…``); none: it reads its input."""
+    strip: int | None = None
+    """``-pN``; ``None``: every strip is taken (``patch`` without ``-p``)."""
+    directory: str = ""
+    """``-d DIR`` / ``--directory=DIR``: where the names are taken."""
+    written: list[str] = field(default_factory=list)
+    """Files the command line names that it writes (``patch ORIGINAL DIFF``: ORIGINAL)."""
+    output: bool = False
+    """``patch -o F``: it writes F (judged as the option's), none of the diff's names."""
+
+
+def applied(name: str, args: list[str]) -> Applied | None:
+    """How ``name ARGS`` applies a diff, or ``None``.
+
+    ``None``: not ``patch`` or ``git apply``, or ``git apply --check``/``--stat`` (no write).
+    """
+    if name in PATCHERS:
+        return _patch(args)
+    if name != "git":
+        return None
+    at = git_subcommand(args)
+    if args[at:at + 1] != ["apply"]:
+        return None
+    rest, found = args[at + 1:], Applied(strip=1)
+    if any(w in _GIT_READ_ONLY for w in rest) and "--apply" not in rest:
+        return None
+    i = 0
+    while i < len(rest):
+        word = rest[i]
+        if word == "--":
+            found.files += rest[i + 1:]
+            break
+        option = next((o for o in _GIT_VALUED if long_option(word, o)), None)
+        if option is not None:
+            value = word.partition("=")[2] if "=" in word else value_at(rest, i + 1) or ""
+            found.directory = value if option == "--directory" else found.directory
+            i += 1 if "=" in word else 2
+            continue
+        if word.startswith("-p") and word[2:].isdigit():
+            found.strip = int(word[2:])
+        elif word == "-p" and (value_at(rest, i + 1) or "").isdigit():
+            found.strip, i = int(rest[i + 1]), i + 1
+        elif word[:1] != "-" or word == "-":
+            found.files.append(word)
+        i += 1
+    found.files = [f for f in found.files if f != "-"]
+    return found
+
+
+def _patch(args: list[str]) -> Applied:
+    found, operands, i = Applied(), [], 0
+    while i < len(args):
+        word = args[i]
+        if word == "--":
+            operands += args[i + 1:]
+            break
+        if word[:2] == "--":
+            value = word.partition("=")[2] if "=" in word else value_at(args, i + 1) or ""
+            for option, slot in (("--strip", "strip"), ("--input", "input"),
+                                 ("--directory", "directory"), ("--output", "output")):
+                if long_option(word, option):
+                    _set(found, slot, value)
+                    i += 0 if "=" in word else 1
+            i += 1
+            continue
+        if word[:1] == "-" and len(word) > 1:
+            short = short_value(args, i, PATCH_VALUED)
+            slot = {"p": "strip", "i": "input", "d": "directory", "o": "output"}.get(
+                short.letter, "")
+            if slot and short.value is not None:
+                _set(found, slot, short.value)
+            i = short.next
+            continue
+        operands.append(word)
+        i += 1
+    found.written += operands[:1]
+    found.files += operands[1:2]
+    return found
+
+
+def _set(found: Applied, slot: str, value: str) -> None:
+    if slot == "strip" and value.isdigit():
+        found.strip = int(value)
+    elif slot == "input":
+        found.files.append(value)
+    elif slot == "directory":
+        found.directory = value
+    elif slot == "output":
+        found.output = value not in ("", "-")  # -o -: the patched text to standard output
+
+
+def diff_names(text: str) -> list[str]:
+    """The file names ``text``'s diff headers give, as written (``a/x``, ``b/x``)."""
+    names: list[str] = []
+    for match in _HEADER.finditer(text):
+        for raw in filter(None, match.groups()):
+            raw = raw.split("\t", 1)[0].strip()
+            raw = raw[1:-1] if len(raw) > 1 and raw[0] == raw[-1] == '"' else raw
+            if raw and raw != "/dev/null":
+                names.append(raw)
+    return list(dict.fromkeys(names))
+
+
+def _stripped(name: str, strip: int | None) -> list[str]:
+    parts = [p for p in name.split("/") if p]
+    levels = range(len(parts)) if strip is None else [strip]
+    return [os.path.join(*parts[k:]) for k in levels if k < len(parts)]
+
+
+def judge_names(name: str, names: list[str], how: Applied, where: Where | None,
+                source: str) -> str | None:
+    """Why ``name`` writing the files ``names`` (a diff's, as written) asks, or ``None``."""
+    for written in names:
+        for path in _stripped(written, how.strip):
+            path = os.path.join(how.directory, path) if how.directory else path
+            if why := protected_write(name, path, where):
+                return f"{why} (the diff {source} names it)"
+            if sensitive_or_outside(path, where) == SENSITIVE:
+                return f"{name} writes {path}, which {SENSITIVE} (the diff {source} names it)"
+    return None
+
+
+def diff_writes(name: str, args: list[str], where: Where | None, fed: bool,
+                line: str) -> str | None:
+    """Why ``name ARGS`` applying a diff may write a protected file, or ``None``.
+
+    Its diff files are read (:func:`diff_file_writes`); with none it reads its input: a
+    here-document or here-string is read from ``line``; another stream (``curl … | patch``)
+    cannot be read. A plain ``< FILE`` is judged by its redirection:
+    :func:`diff_file_writes` from :mod:`goosectx.shell_command`.
+    """
+    how = applied(name, args)
+    if how is None or how.output:
+        return None
+    for original in how.written:  # patch .git/config fix.diff
+        if why := protected_write(name, original, where):
+            return why
+    for file in how.files:
+        if why := diff_file_writes(name, how, file, where):
+            return why
+    if how.files or not fed:
+        return None  # patch < x.diff: judged as the redirection's; no input: nothing
+    if "<<" not in line:
+        return (f"{name} applies a diff it reads from a pipe or stream, which cannot be read "
+                "here: the files it writes are not known")
+    return judge_names(name, diff_names(line), how, where, "in the line")
+
+
+def diff_file_writes(name: str, how: Applied, file: str, where: Where | None) -> str | None:
+    """Why applying the diff ``file`` (read in each dir of ``where``) asks, or ``None``."""
+    if where is None:
+        return None
+    unread = f"{name} applies the diff {file}, which cannot be read here"
+    written = expand_user(file)
+    if re.search(r"[$`*?\[]", file) or file.startswith(("/dev/", "/proc/")):
+        return f"{unread} (its name is made at run time or is a stream): the files it writes " \
+               "are not known"
+    for base in (where.root,) if written.is_absolute() else where.dirs:
+        if isinstance(base, Unknown):
+            return f"{unread} (after {base.after}): the files it writes are not known"
+        path = Path(os.path.normpath(base / written))
+        try:
+            if not path.is_file() or path.stat().st_size > MAX_DIFF_BYTES:
+                return f"{unread} (missing or past {MAX_DIFF_BYTES:,} bytes): the files it " \
+                       "writes are not known"
+            text = path.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            return f"{unread}: the files it writes are not known"
+        if why := judge_names(name, diff_names(text), how, where, file):
+            return why
+    return None
+
+
+def redirected_diff(program: list[str], file: str, where: Where | None) -> str | None:
+    """``patch -p1 < FILE``: why the diff ``FILE`` given to ``program`` (its words) asks."""
+    if not program:
+        return None
+    name = program[0].rsplit("/", 1)[-1]
+    how = applied(name, program[1:])
+    if how is None or how.files or how.output:
+        return None
+    return diff_file_writes(name, how, file, where)

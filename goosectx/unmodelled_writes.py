@@ -1,0 +1,143 @@
+"""The backstop for programs whose options and operands no table here models: what they may write.
+
+docs/architecture.md §4, clause 2 of the one approval decision: part of how
+:mod:`goosectx.shell_command` reads a command for the shell's permission rules. Round after
+round a program nobody had modelled wrote a hook or emptied the repository under its own allow
+rule (``cmake -E …``, an archiver, a downloader). A program that is not known here — no entry
+in :data:`goosectx.option_table.OPTIONS`, not a known read-only program, not a writer, runner,
+wrapper, shell, interpreter or build tool another module reads — and that names a protected
+location as a literal word is judged as possibly writing it (:func:`unmodelled_write`): the git
+directory or a path in it (a worktree's ``.git`` file followed), a virtualenv, ``node_modules``
+(:func:`goosectx.protected_paths.protected_write`), a sensitive file (the read check's names:
+:func:`goosectx.sensitive.sensitive_why`) or a path outside the project. The reason names the
+program and the path (``cmake is not known to goosectx: it may write .git``), so the call asks
+under an allow rule for the program and where shell rules are set in auto mode, as ``tee
+.git/HEAD`` does. What the command text shows, not a sandbox.
+
+Core module: no printing.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from goosectx.git_config_writes import MODELLED
+from goosectx.option_table import OPTIONS
+from goosectx.piped_names import NEUTRAL
+from goosectx.protected_paths import Where, git_dirs, protected_write
+from goosectx.rule_offer import COMPILER, PREFIX_PROGRAMS
+from goosectx.shell_builtins import SHELLS
+from goosectx.shell_databases import DATABASES
+from goosectx.shell_languages import COMMAND_LANGUAGES
+from goosectx.shell_launchers import LAUNCHERS, TERMINAL_EMULATORS
+from goosectx.shell_multicall import MULTICALL
+from goosectx.shell_packages import APT
+from goosectx.shell_pagers import PAGERS
+from goosectx.shell_program import KEYWORDS
+from goosectx.shell_runners import CONTAINERS, INTERPRETER, LINE_RUNNERS, RUNNERS, SU_LIKE
+from goosectx.shell_runtimes import RUNTIMES
+from goosectx.shell_sql_clients import SQL_CLIENTS
+from goosectx.shell_terminals import TERMINALS
+from goosectx.shell_unwrap import WRAPPERS
+from goosectx.shell_wrappers import FD
+from goosectx.written_names import sensitive_or_outside
+
+READERS = frozenset({
+    "grep", "egrep", "fgrep", "rgrep", "zgrep", "rg", "ag", "ack", "find", "fd", "fdfind",
+    "diff", "colordiff", "less", "more", "most", "bat", "batcat", "file", "tree", "sort", "tail",
+    "uniq", "xxd", "test", "[", "type", "hash", "date", "host", "dig", "nslookup", "ping",
+    "top", "htop", "lsof", "netstat", "ss", "man", "info", "whatis", "apropos", "locate",
+    "ldd", "nm", "objdump", "readelf", "size", "getent", "lsb_release", "hostname", "env",
+    "printenv", "tput", "stty", "clear", "reset", "tty", "sum", "zcat", "bzcat", "xzcat",
+    "zless", "jq", "yq", "xmllint", "tidy", "column", "wc", "awk", "gawk", "mawk", "nawk",
+    "command", "echo", "printf", "sleep", "wait", "kill", "pkill", "killall", "ps", "pgrep",
+    "systemctl", "journalctl", "service", "free", "vmstat", "iostat", "mpstat", "sar",
+    "nvidia-smi", "lspci", "lsusb", "dmesg", "w", "who", "last", "users", "tldr", "cowsay",
+    "diff3", "sdiff", "git", "gh",
+})
+"""Programs that only read and print what they are given (or whose writes are read elsewhere),
+besides :data:`goosectx.rule_offer.PREFIX_PROGRAMS` and :data:`goosectx.piped_names.NEUTRAL`."""
+BUILTINS = frozenset({
+    "cd", "pushd", "popd", "dirs", "export", "source", ".", "read", "set", "unset", "shift",
+    "exit", "return", "local", "declare", "typeset", "readonly", "alias", "unalias", "true",
+    "false", ":", "trap", "eval", "exec", "builtin", "let", "ulimit", "umask", "times",
+    "getopts", "bg", "fg", "jobs", "disown", "suspend", "shopt", "complete", "compgen",
+    "compopt", "history", "fc", "caller", "enable", "help", "logout", "mapfile", "readarray",
+    "time", "coproc", "break", "continue", "select", "function", "[[", "]]", "{", "}", "!",
+    "for", "in", "do", "done", "case", "esac", "if", "then", "else", "elif", "fi", "while",
+    "until", "((", "))", "(", ")",
+    ">", ">>", "<", "<<", "<<<", "&>", "&>>",
+})
+"""bash's builtins and keywords, and the redirections :mod:`goosectx.git_config_writes` reads."""
+WRITERS = frozenset({
+    "rm", "rmdir", "unlink", "shred", "mkdir", "chown", "chgrp", "split", "csplit", "gzip",
+    "gunzip", "bzip2", "bunzip2", "xz", "unxz", "zstd", "unzstd", "lz4", "tar", "zip",
+    "unzip", "7z", "7za", "7zz", "7zr", "patch", "curl", "wget",
+})
+"""Writers whose written paths other modules judge (:data:`goosectx.git_config_writes.MODELLED`
+too): removers, ``mkdir``, the compressors (they write beside each operand, the operand's own
+name judged), archivers, downloaders and ``patch``."""
+_RUN_TIME = re.compile(r"[$`]")
+"""A word bash makes at run time: no literal path (:mod:`goosectx.protected_paths` reads those
+that may be in the git directory)."""
+
+
+ELSEWHERE = frozenset({
+    *DATABASES, *SQL_CLIENTS, *TERMINALS, *TERMINAL_EMULATORS, *LAUNCHERS, *PAGERS,
+    *COMMAND_LANGUAGES, *APT, *RUNTIMES, *FD, *CONTAINERS, "at", "batch", "crontab", "nc",
+    "netcat", "ncat", "nc.traditional", "nc.openbsd", "telnet", "sftp", "ipython", "deno",
+})
+"""Programs another module reads whole: databases and SQL clients (:mod:`goosectx.shell_databases`,
+:mod:`goosectx.shell_sql_clients`), terminals and launchers, pagers, other shells' languages,
+apt, deno and erl, fd, container tools, the job schedulers and netcat's family."""
+REMOTE = frozenset({"ssh", "docker-compose", "podman-compose", "toolbox", "distrobox",
+                    "machinectl", "systemd-nspawn", "chroot", "schroot", "proot", "vagrant"})
+"""Runners whose command runs in a container, another root or on another host (and
+:data:`goosectx.shell_runners.CONTAINERS`): its paths are none of the project's."""
+
+
+_KNOWN = frozenset({*READERS, *BUILTINS, *WRITERS, *MODELLED, *PREFIX_PROGRAMS, *NEUTRAL,
+                    *OPTIONS, *RUNNERS, *WRAPPERS, *SHELLS, *SU_LIKE, *LINE_RUNNERS, *MULTICALL,
+                    *KEYWORDS, *ELSEWHERE, *REMOTE})
+
+
+def known(name: str) -> bool:
+    """True when goosectx models ``name``'s writes, reads only or reads what it runs.
+
+    Also an interpreter (``python3.12``: its code is read as such) or a C compiler.
+    """
+    return name in _KNOWN or INTERPRETER.fullmatch(name) is not None or (
+        COMPILER.fullmatch(name) is not None)
+
+
+def unmodelled_write(name: str, args: list[str], where: Where | None) -> str | None:
+    """Why ``name ARGS`` may write a protected location, ``name`` not being :func:`known`.
+
+    Each literal word (an option's ``=VALUE`` too; no URL) naming the git directory or a path
+    in it, a virtualenv, ``node_modules``, a sensitive file or a path outside the project, in
+    each dir the command may run in that is known here (a word after ``cd "$X"`` is not
+    literal). ``None``: a known program, or none named.
+    """
+    if not name or known(name):
+        return None
+    root = where.root if where is not None else None
+    dirs = tuple(d for d in (where.dirs if where is not None else ()) if isinstance(d, Path))
+    literal = Where(root, dirs or (root,)) if root is not None else None
+    tops = git_dirs(literal) if args else ()  # once for all the words
+    for word in args:
+        path = word.partition("=")[2] if word.startswith("-") else word
+        if not path or "://" in path or _RUN_TIME.search(path) or "\0" in path:
+            continue
+        if why := protected_write(name, path, literal, tops=tops):
+            return f"{name} is not known to goosectx: it may write {path} ({_tail(why, name)})"
+        if root is not None and (kind := sensitive_or_outside(path, literal)):
+            return f"{name} is not known to goosectx: it may write {path}, which {kind}"
+    return None
+
+
+def _tail(why: str, name: str) -> str:
+    """:func:`protected_write`'s reason without its ``NAME writes PATH`` start."""
+    said = why.removeprefix(f"{name} writes ")
+    return said.split(": ", 1)[1] if ": " in said else said.split(" ", 1)[-1]
+

@@ -1,0 +1,81 @@
+"""What ``patch`` and ``git apply`` write is what their diff names (round 29): a small diff file
+is read and each name (``-pN`` stripped, below ``-d``) judged as a write target; a diff that
+cannot be read asks under a rule and in auto mode under a deny rule; git's transport plumbing
+(``git receive-pack DIR``) asks (docs/architecture.md §4)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from rules_support import DENY_RM, shell_verdict
+from test_reads_names_deletes import _verdict
+from test_reads_names_deletes import project as project  # the fixture
+
+from goosectx.diff_targets import diff_names
+
+_HOOK = "--- a/.git/hooks/pre-commit\n+++ b/.git/hooks/pre-commit\n@@ -0,0 +1 @@\n+rm x\n"
+_SAFE = "diff --git a/src/a.py b/src/a.py\n--- a/src/a.py\n+++ b/src/a.py\n@@ -1 +1 @@\n"
+
+
+@pytest.fixture
+def diffs(project: Path) -> Path:
+    (project / "hook.diff").write_text(_HOOK)
+    (project / "safe.diff").write_text(_SAFE + "-print(1)\n+print(2)\n")
+    (project / "env.diff").write_text("--- .env\n+++ .env\n@@ -1 +1 @@\n-A=1\n+A=2\n")
+    (project / "big.diff").write_text(_SAFE + "+x\n" * 400_000)
+    return project
+
+
+def _asks(work: Path, command: str, said: str) -> None:
+    action, reason = _verdict(work, command)
+    assert action == "ask", reason
+    assert said in reason, reason
+    auto = shell_verdict(DENY_RM, command, "auto", working_dir=work)
+    assert auto.action == "ask", auto.reason
+
+
+@pytest.mark.parametrize(("command", "said"), [
+    ("patch -p1 < hook.diff", "patch writes .git/hooks/pre-commit: a hook is a command a later "
+                              "git runs (the diff hook.diff names it)"),
+    ("patch < hook.diff", "patch writes a/.git/hooks/pre-commit: a hook"),
+    ("patch -p1 -i hook.diff", "patch writes .git/hooks/pre-commit: a hook"),
+    ("patch --strip=1 --input=hook.diff", "patch writes .git/hooks/pre-commit: a hook"),
+    ("git apply hook.diff", "git writes .git/hooks/pre-commit: a hook"),
+    ("git apply -p0 --index safe.diff hook.diff", "git writes a/.git/hooks/pre-commit: a hook"),
+    ("cd src && patch -p1 < ../hook.diff", "patch writes src/.git/hooks/pre-commit: a hook"),
+    ("patch -p0 < env.diff", "patch writes .env, which is a sensitive file"),
+    ("patch .git/config safe.diff", "patch writes .git/config: git config"),
+    ("patch -p1 < missing.diff", "patch applies the diff missing.diff, which cannot be read"),
+    ("patch -p1 < big.diff", "patch applies the diff big.diff, which cannot be read here "
+                             "(missing or past 1,000,000 bytes)"),
+    ("git apply missing.diff", "git applies the diff missing.diff, which cannot be read"),
+    ("curl -s https://x/p.diff | patch -p1", "patch applies a diff it reads from a pipe"),
+    ("git diff | git apply -R", "git applies a diff it reads from a pipe or stream"),
+    ("patch -p1 <<'EOF'\n" + _HOOK + "EOF", "patch writes .git/hooks/pre-commit: a hook is a "
+                                           "command a later git runs (the diff in the line"),
+    ("git receive-pack .git", "git receive-pack serves or writes a repository"),
+    ("git upload-pack .", "git upload-pack serves or writes a repository"),
+    ("git unpack-objects < x.pack", "git unpack-objects serves or writes a repository"),
+])
+def test_a_diff_naming_a_protected_file_or_one_not_read_asks(diffs: Path, command: str,
+                                                            said: str) -> None:
+    _asks(diffs, command, said)
+
+
+@pytest.mark.parametrize("command", [
+    "patch -p1 < safe.diff", "patch -p1 -i safe.diff", "git apply safe.diff",
+    "git apply --check hook.diff", "git apply --stat hook.diff", "git apply -v safe.diff",
+    "patch -p1 <<'EOF'\n" + _SAFE + "-print(1)\n+print(2)\nEOF", "patch --dry-run -p1 < safe.diff",
+    "patch -o out.py src/a.py hook.diff", "patch --output=out.py -p1 < missing.diff",
+])
+def test_a_diff_of_project_files_still_runs(diffs: Path, command: str) -> None:
+    action, reason = _verdict(diffs, command)
+    assert action == "run", reason
+    assert shell_verdict(DENY_RM, command, "auto", working_dir=diffs).action == "run"
+
+
+def test_the_names_are_read_from_each_header() -> None:
+    text = ('diff --git a/x b/y\nrename from x\nrename to "y z"\n--- a/x\t2024-01-01\n'
+            "+++ /dev/null\n")
+    assert diff_names(text) == ["a/x", "b/y", "x", "y z"]
