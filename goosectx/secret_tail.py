@@ -113,7 +113,7 @@ class SecretTail:
         else:
             squeezed = "".join(text[cut:].split())[-self._squeezed_most:]
         tail = self._longest(squeezed)
-        if "%" in squeezed or "\\" in squeezed or "&" in squeezed:
+        if "%" in squeezed or "\\" in squeezed or "&" in squeezed or "\x00" in squeezed:
             tail = max(tail, self._longest_decoded(squeezed, closed=text[-1].isspace()))
         if _LISTED_END.search(squeezed, max(0, len(squeezed) - 12)):  # 's', 'k', … 0x73, …
             tail = max(tail, self._longest_listed(squeezed))
@@ -181,7 +181,10 @@ class SecretTail:
         return 0
 
     def _longest_decoded(self, squeezed: str, *, closed: bool = False) -> int:
-        """:meth:`_longest` of ``squeezed`` with its ``%XX`` and backslash escapes decoded.
+        r""":meth:`_longest` of ``squeezed`` with its ``%XX`` and backslash escapes decoded.
+
+        NULs (raw or escaped, ``s\u0000k\u0000``: UTF-16 text as JSON) are left out, as the
+        redactor reads a finished text (:mod:`goosectx.redaction_spread`).
 
         An escape cut short at its end is counted in: it may be the next character of a form
         (once whitespace followed, ``closed``, only a ``%``: :data:`_PARTIAL_PERCENT`).
@@ -193,14 +196,17 @@ class SecretTail:
         pos = 0
         for match in _ESCAPE.finditer(whole):
             for k in range(pos, match.start()):
-                decoded.append(whole[k])
-                starts.append(k)
-            decoded.append(_char(match))
-            starts.append(match.start())
+                if whole[k] != "\x00":  # UTF-16 text read as bytes: s\0k\0 is sk
+                    decoded.append(whole[k])
+                    starts.append(k)
+            if (char := _char(match)) != "\x00":  # "s\u0000k\u0000": JSON of UTF-16 bytes
+                decoded.append(char)
+                starts.append(match.start())
             pos = match.end()
         for k in range(pos, len(whole)):
-            decoded.append(whole[k])
-            starts.append(k)
+            if whole[k] != "\x00":
+                decoded.append(whole[k])
+                starts.append(k)
         tail = self._longest("".join(decoded))
         if tail:
             return len(squeezed) - starts[len(decoded) - tail]
