@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 
-from goosectx.option_table import JUDGED_OUTPUT, OPTIONS, Does, Hit, option_hits, table_name
+from goosectx.option_table import JUDGED_OUTPUT, Does, Hit, option_hits, table_name
 from goosectx.protected_paths import Where, git_dirs, names_git_dir, protected_write
 from goosectx.sed_script import SED, backups, in_place_files
 from goosectx.shell_dirs import chdir_dirs
@@ -36,6 +36,11 @@ _PASSES_ON = frozenset({
 """Programs that hand their words on to project scripts or tools whose options no table here
 reads (``npm run lint -- -o F``, ``make test ARGS=-oF``, ``cargo test -- …``)."""
 _WRITTEN = (Does.OUTPUT, Does.INTO, Does.WRITES)
+_COPY_SUBCOMMANDS = frozenset({"docker", "podman", "nerdctl", "kubectl", "oc"})
+"""``docker cp SRC DEST``: DEST is a local path unless it names a container (``c:/x``)."""
+_REMOTE = re.compile(r"[^/\s]+:")
+_SECOND_OPERAND = frozenset({"lz4", "lz4c", "unlz4"})
+"""Compressors whose second operand is the file they write (``lz4 -d IN OUT``)."""
 _SHORT_GLUED = re.compile(r"-[A-Za-z]")
 _VALUED = {"truncate": ("-s", "-r", "--size", "--reference"),
            "touch": ("-d", "-r", "-t", "--date", "--reference")}
@@ -46,6 +51,9 @@ _VI = frozenset({"vi", "vim", "nvim", "ex", "view", "vimdiff", "gvim", "nano", "
 """Editors: the files they open are theirs to write (``vim -c wq F``, ``ex -sc x F``)."""
 _VI_VALUED = frozenset({"-c", "--cmd", "-S", "-s", "-u", "-U", "-i", "-T", "-w", "-W", "-t",
                         "-q", "--eval", "-l", "--load", "--funcall", "-f"})
+_EX_WRITE = re.compile(r"(?:^|[|:])\s*(?:w(?:r(?:i(?:te?)?)?)?|sav(?:e(?:as?)?)?|wq|x(?:it?)?|"
+                       r"up(?:d(?:a(?:te?)?)?)?|exi(?:t)?)!?\s+(?:>>\s*)?([^\s|]+)")
+"""An ex command that writes a file it names (``-c 'w! F'``, ``+'saveas F'``, ``wq F``)."""
 _MODE = re.compile(r"[0-7]+|(?:[ugoa]*[-+=][rwxXstugo]*,?)+")
 _GIT_PLUMBING = frozenset({
     "receive-pack", "upload-pack", "upload-archive", "fetch-pack", "send-pack", "http-backend",
@@ -87,7 +95,7 @@ def writes_git_config(name: str, args: list[str], where: Where | None = None) ->
     if name == "git" and (sub := args[git_subcommand(args):][:1]) and sub[0] in _GIT_PLUMBING:
         return (f"git {sub[0]} serves or writes a repository from what a remote or its input "
                 "sends (refs, objects, the hooks it runs): what it writes is not shown")
-    found = list(option_hits(name, args)) if name in OPTIONS else []
+    found = list(option_hits(name, args))  # (python -m pytest, gh release download: theirs)
     hits = [hit for hit in found if hit.value is not None and (
         hit.does is not Does.INTO or name not in _TARS or _extracts(args))]  # tar -c -C D reads
     removed: list[str] = []
@@ -118,6 +126,11 @@ def writes_git_config(name: str, args: list[str], where: Where | None = None) ->
         paths = [a for k, a in enumerate(args) if a[:1] != "-" and (
             k == 0 or args[k - 1] not in ("-convert", "-e", "-insert", "-replace",
                                           "-remove", "-extract", "-type"))]
+    elif name in _COPY_SUBCOMMANDS and args[:1] == ["cp"]:  # docker cp c:/x .git/hooks/y
+        paths = [a for a in args[1:] if not a.startswith("-")][-1:]
+        paths = [p for p in paths if not _REMOTE.match(p)]  # kubectl cp x pod:/y: not here
+    elif name in _SECOND_OPERAND:  # lz4 -d x .git/hooks/pre-commit: its output file
+        paths = [a for a in args if not a.startswith("-")][1:2]
     elif name == "socat":  # socat - CREATE:.git/hooks/x,perm=0755
         paths = socat_files(args)
     elif extracted := _extracted_into(*table_name(name, args)):  # unrar x a.rar .git/hooks/
@@ -128,6 +141,8 @@ def writes_git_config(name: str, args: list[str], where: Where | None = None) ->
     elif name in _VI:  # vim -c wq .git/config, ex -sc '%d|x' .git/HEAD: an editor's files
         paths = [a for k, a in enumerate(args) if a[:1] not in ("-", "+") and (
             k == 0 or args[k - 1] not in _VI_VALUED)]
+        paths += [m.group(1) for k, a in enumerate(args) if a[:1] == "+" or k and args[
+            k - 1] in ("-c", "--cmd") for m in _EX_WRITE.finditer(a.lstrip("+"))]
     elif archive := created(name, args):  # zip .git/hooks/x a, tar -czf .git/x a, 7z a A
         paths = archive
     elif name in ("curl", "wget"):  # cd .git && curl -O URL: the dir, and the URL's names
@@ -225,13 +240,15 @@ def _extracts(args: list[str]) -> bool:
 
 
 def _destination(name: str, args: list[str]) -> list[str]:
-    """The dir ``git worktree add DIR`` makes, ``cpio -p DIR`` copies into."""
+    """The dir ``git worktree add DIR`` makes, ``cpio -p DIR`` copies into, ``git mv``'s target."""
     operands = [a for a in args if not a.startswith("-")]
     if name == "cpio":
         passes = any(a[:2] != "--" and a[:1] == "-" and "p" in a or long_option(
             a, "--pass-through") for a in args)
         return operands[-1:] if passes else []
     at = git_subcommand(args)
+    if args[at:at + 1] == ["mv"]:  # git mv run.sh .git/hooks/pre-commit: its last operand
+        return [a for a in args[at + 1:] if not a.startswith("-")][-1:]
     if args[at:at + 2] != ["worktree", "add"]:
         return []
     rest = args[at + 2:]

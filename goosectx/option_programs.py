@@ -201,7 +201,18 @@ _ARCHIVE_INTO = {
 }
 """The dir ``unzip -d``, ``cpio -D``, ``ar x --output``, ``7z x -oDIR`` extract into; the
 file ``zip -O`` writes."""
+_COMPILE = (Option(Does.OUTPUT, letters="o", valued="oIDLlUxXuBFGTzefmWOgiM"),)
+"""A C compiler's, assembler's or linker's ``-o FILE`` / ``-oFILE`` (the letters before it
+that take the rest of the word end the cluster: ``-Wl,-o,x`` is ``-W``'s, ``-fno-omit…``
+``-f``'s)."""
 _WRITTEN_FILES = {
+    **dict.fromkeys(("cc", "gcc", "g++", "c++", "clang", "clang++", "tcc", "cpp", "ld", "as",
+                     "gfortran"), _COMPILE),
+    **dict.fromkeys(("zstd", "unzstd", "zstdmt"), (Option(Does.OUTPUT, letters="o",
+                                                          valued="oDT"),)),
+    "gh release download": (Option(Does.OUTPUT, longs=("--output",), letters="O",
+                                   valued="OpDRA"),
+                            Option(Does.INTO, longs=("--dir",), letters="D", valued="OpDRA")),
     "sdiff": (Option(Does.OUTPUT, longs=("--output",), letters="o", valued="oIw"),),
     **dict.fromkeys(("gpg", "gpg2"), (Option(Does.OUTPUT, longs=("--output",), letters="o",
                                              valued="orRuzfFN"),)),

@@ -86,6 +86,9 @@ def option_hits(name: str, args: list[str]) -> Iterator[Hit]:
         entries += [(sub, entry) for entry in OPTIONS.get(sub, ())]
     if name == "go" and args[:1] and args[0][:1] != "-":  # go env -w GOFLAGS=…: "go env"'s
         entries += [(f"go {args[0]}", entry) for entry in OPTIONS.get(f"go {args[0]}", ())]
+    if name == "gh" and len(args) > 1:  # gh release download -O F: "gh release download"'s
+        sub = f"gh {args[0]} {args[1]}"
+        entries += [(sub, entry) for entry in OPTIONS.get(sub, ())]
     if not entries:
         return
     starts = any(entry.starts for _program, entry in entries)
