@@ -51,6 +51,7 @@ from goosectx.shell_languages import language_commands, sets_startup_command
 from goosectx.shell_lexer import Part, Word, lex, unexpanded
 from goosectx.shell_multicall import applet_words
 from goosectx.shell_program import ASSIGNMENT, MAX_STEPS, after_keywords, program_argv
+from goosectx.shell_remote import REMOTE_CLIENTS, remote_command
 from goosectx.shell_reparse import hidden_code
 from goosectx.shell_runners import (
     COMPUTED,
@@ -64,7 +65,6 @@ from goosectx.shell_runners import (
     runner_starts,
 )
 from goosectx.shell_sed import computed_script
-from goosectx.shell_transfers import ssh_lines
 from goosectx.shell_unwrap import WRAPPERS, inner_line, runner_readings, unwrap, watch_joins
 from goosectx.shell_words import ASSIGNMENT_WORD, literal_name
 from goosectx.shell_wrappers import make_text, started_commands
@@ -352,13 +352,12 @@ def _normalise(words: list[Word], r: _Reading, depth: int,  # noqa: C901, PLR091
 def _run_by(name: str, words: list[Word], r: _Reading, depth: int) -> None:
     """The forms of the command a runner starts, read from each word where it may start.
 
-    ssh's command lines are read as they are; the other runners' candidates go to
-    :attr:`_Reading.maybe` (a deny rule matching them asks).
+    ssh's command lines are read as they are (:func:`_remote_by`); the other runners'
+    candidates go to :attr:`_Reading.maybe` (a deny rule matching them asks).
     """
     args, written = [w.value for w in words], not any(_computed(w) for w in words)
-    if name == "ssh":
-        for line in ssh_lines(args):
-            _add_line(line, r, depth, written)
+    if name in REMOTE_CLIENTS:
+        _remote_by(name, words, r, depth, written)
         return
     starts = runner_starts(name, args, [_computed(w) for w in words])
     if starts is None:
@@ -380,3 +379,25 @@ def _run_by(name: str, words: list[Word], r: _Reading, depth: int) -> None:
                 _add_line(value, r, depth, written, starter)
     r.maybe += r.forms[before:]
     del r.forms[before:]
+
+
+def _remote_by(name: str, words: list[Word], r: _Reading, depth: int, written: bool) -> None:
+    """The command lines ``ssh`` / ``autossh`` / ``mosh`` run, each a command ``name`` starts.
+
+    :func:`goosectx.shell_remote.remote_command`: a local ``-o ProxyCommand=…`` as ``sh -c``'s
+    string; the remote line as one (``ssh host 'cd x && rm y'``: each of its commands needs a
+    rule of its own). Its words given apart (``ssh host git pull``) are noted as started with
+    the line up to them, so ``shell(ssh host git pull*)`` covers them as a runner's rule that
+    spells the program does.
+    """
+    found = remote_command(name, [w.value for w in words])
+    for line in found.local:
+        _add_line(line, r, depth, written, f"{name} -o" if name != "mosh" else name)
+    if found.remote is None or found.at is None:
+        return
+    before = len(r.started)
+    _add_line(found.remote, r, depth, written, name)
+    at = next((i for i, w in enumerate(r.top) if w is words[found.at]), None)
+    if at is not None and len(r.started) == before + 1 and len(words) - found.at > 1:
+        starter, form, _head = r.started[before]  # ssh host git pull: one command, its words
+        r.started[before] = (starter, form, _allow_form(r.top[:at + 1]))
