@@ -41,6 +41,7 @@ from goosectx.shell_builtins import (
     builtin_lines,
     computed_name,
     hidden_commands,
+    printed_from,
     script_stream,
     sets_prompt,
     shell_script,
@@ -86,6 +87,7 @@ def shell_parts(command: str) -> list[str]:
 # -- the forms of one simple command -------------------------------------------------------
 _SUBSCRIPT_RUNS = re.compile(r"\[[^\]]*(?:\$\(|`)")  # 'a[$(rm x)]': run by [[ -eq ]], $((x))
 _MAX_DEPTH = 8
+_QUOTED = re.compile(r"'[^'$`]*'|\"[^\"\\$`]*\"")  # quoted, no $ or ` even as text
 
 @dataclass(frozen=True, slots=True)
 class CommandForms:
@@ -151,6 +153,7 @@ class _Reading:
     top: list[Word] = field(default_factory=list)  # the simple command's words (started's head)
     dirs: LineDirs | None = None  # where each part of the line runs (protected_paths)
     where: Where | None = None  # where the command read now runs
+    code_words: list[str] = field(default_factory=list)  # python3 -c '…' as written: not bash
 
 
 def _computed(word: Word) -> bool:
@@ -175,6 +178,8 @@ def command_forms(part: Part, line: str = "", dirs: LineDirs | None = None) -> C
     r.reasons += hidden_code(r.reparsed, line)  # Y='x; rm f'; eval "echo $Y"
     # read x <f; (( x )): x='a[$(rm y)]' (not in a <<'EOF' body: bash expands nothing there)
     text = "\n".join([unexpanded(line) or part.text, *r.inner])
+    for raw in r.code_words:  # python3 -c "print([x for x in xs][0])": python's, not bash's
+        text = text.replace(raw, "''")
     r.reasons += filter(None, [arithmetic_reason(text)])
     unreadable = r.reasons[0] if r.reasons else None
     allow = None if unreadable or r.beyond else _allow_form(words)
@@ -229,10 +234,11 @@ def _check_subscripts(words: list[Word], r: _Reading) -> None:
     if any(_SUBSCRIPT_RUNS.search(w.value) for w in words):  # x='a[$(rm y)]'; $((x))
         r.reasons.append("a quoted array subscript holds a command substitution, which bash "
                          "runs when the text is read as a number")
-    stored = [x for w in words if (x := binds_name(w.value) or sets_startup_command(w.value))]
+    set_by = words[:printed_from([w.value for w in words])]  # declare -p PS4='…': printed
+    stored = [x for w in set_by if (x := binds_name(w.value) or sets_startup_command(w.value))]
     r.reasons += stored[:1]  # BASH_CMDS[ls]=/bin/rm; LESSOPEN=…, VIMINIT=…
     binder = binds_names([w.value for w in words])  # read PS4, not grep -rn ENV src
-    prompt = next((v for w in words if (v := sets_prompt(w.value, _computed(w), binder))), None)
+    prompt = next((v for w in set_by if (v := sets_prompt(w.value, _computed(w), binder))), None)
     if prompt:  # PS4='$(rm x)'; set -x / BASH_ENV='$(rm x)' bash -c …: bash expands its value
         r.reasons.append(f"it sets {prompt}, whose commands bash runs when it expands it")
     r.reasons += filter(None, [computed_name([(w.raw, w.value, _computed(w)) for w in words]),
@@ -314,6 +320,8 @@ def _normalise(words: list[Word], r: _Reading, depth: int,  # noqa: C901, PLR091
             code = COMPUTED  # python3 -c "$(cat x)", sed "$x": bash makes the code at run time
         if code is not None:
             r.code.append((name, code))
+            r.code_words += [w.raw for w in words[1:] if depth == 0 and _QUOTED.fullmatch(
+                w.raw) and w.value and w.value in code]  # bash reads nothing in them
         for line in awk_commands(args) if name in AWK else ():  # system("rm x"): bash -c's
             _add_line(line, r, depth, fixed)
         if name in AWK or name in SED:  # awk_program, sed_script: no allow rule covers more

@@ -100,15 +100,15 @@ MAX_STARTS = 32
 """Most words of one runner tried as the start of its command; beyond it the command is one
 the rules cannot read."""
 
-INTERPRETER = re.compile(r"(python|pypy|node|nodejs|bun|perl|ruby|php|lua|luajit|Rscript"
+INTERPRETER = re.compile(r"(python|pypy|node|nodejs|bun|perl|ruby|php|lua|luajit|Rscript|R"
                           r"|osascript|pwsh|powershell|julia|elixir|erl|guile|racket|sbcl|clisp"
                           r"|groovy|emacs)[\d.]*[a-z]?")
 _AWK = frozenset({"awk", "gawk", "mawk", "nawk", "busybox-awk"})
 _CODE_FLAGS = {"python": "c", "pypy": "c", "node": "ep", "nodejs": "ep", "bun": "ep",
                "perl": "eE", "ruby": "e", "php": "rBRE", "lua": "e", "luajit": "e",
-               "Rscript": "e", "osascript": "e", "pwsh": "c", "powershell": "c", "julia": "eE",
-               "elixir": "e", "erl": "", "guile": "c", "racket": "e", "sbcl": "", "clisp": "x",
-               "groovy": "e", "emacs": ""}
+               "Rscript": "e", "R": "e", "osascript": "e", "pwsh": "c", "powershell": "c",
+               "julia": "eE", "elixir": "e", "erl": "", "guile": "c", "racket": "e", "sbcl": "",
+               "clisp": "x", "groovy": "e", "emacs": ""}
 _LONG_CODE = ("--eval", "--print", "--command", "-Command", "--expression")
 _OPAQUE = frozenset({"julia", "elixir", "erl", "guile", "racket", "sbcl", "clisp", "groovy",
                      "emacs"})
