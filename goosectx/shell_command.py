@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from itertools import takewhile
 
 from goosectx.awk_program import AWK, awk_beyond, awk_commands
-from goosectx.protected_paths import LineDirs, Where, chdir_where
+from goosectx.protected_paths import LineDirs, Where, build_elsewhere, chdir_where
 from goosectx.sed_script import SED, sed_beyond
 from goosectx.shell_arith import arithmetic_reason
 from goosectx.shell_assign import DECLARATIONS, binds_name, evaluated_operand
@@ -300,7 +300,8 @@ def _normalise(words: list[Word], r: _Reading, depth: int,  # noqa: C901, PLR091
         fixed = not any(_computed(w) for w in words[1:])  # its inner lines are as written
         hidden = hidden_commands(name, args, r.fed) or hidden_program(
             name, args, r.fed, r.where) or (  # r.where: cd .git && tee HEAD
-            language_commands(name, words[1:], r.fed))  # gdb -ex 'shell …', sqlite3 '.shell …'
+            language_commands(name, words[1:], r.fed)) or (  # gdb -ex 'shell …', sqlite3 '…'
+            build_elsewhere(name, args, r.where))  # cd "$X" && make: that dir's Makefile
         if hidden:
             reasons.append(hidden)
         r.where = chdir_where(name, args, r.where)  # env -C .git tee HEAD: its command's dir
