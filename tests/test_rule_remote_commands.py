@@ -26,7 +26,7 @@ ASKED = [
     ("ssh -p 2222 host git push --force", "shell(ssh*),shell(git pull*)", "ssh runs git"),
     ("ssh host -- git push --force", "shell(ssh host git pull*)",
      "ssh host -- git push --force is covered by no allow rule"),
-    ("ssh host 'cd /srv && make deploy'", "shell(ssh*),shell(cd*)", "ssh runs make"),
+    ("ssh host 'cd /srv && ls -la'", "shell(ssh*),shell(cd*)", "ssh runs ls"),
     ("ssh -o ProxyCommand='rm x' host", "shell(ssh*)", "ssh -o runs rm"),
     ("ssh -o 'LocalCommand touch x' -o PermitLocalCommand=yes host", "shell(ssh*)",
      "ssh -o runs touch"),
