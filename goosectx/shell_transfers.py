@@ -95,7 +95,7 @@ def config_file(name: str, args: list[str]) -> str | None:
     load a shared library, whose code runs in ssh (the value ``none``: no library). ``None``:
     none of them.
     """
-    if name == "ssh":
+    if name in ("ssh", "autossh"):  # autossh -M 0 -F cfg host: ssh's arguments
         options = _ssh_options(args)
     elif name in _VALUED:
         options = _options(name, args)

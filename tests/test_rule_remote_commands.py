@@ -77,3 +77,13 @@ def test_a_deny_rule_holds_over_a_remote_shell(command: str) -> None:
     found = shell_verdict(_rules("shell(*)", "shell(rm *)"), command)
     assert found.action == "deny", (command, found.reason)
     assert "shell(rm *)" in found.reason
+
+
+@pytest.mark.parametrize(("command", "expected"), [
+    ("autossh -M 0 -F ./cfg host", "ask"), ("autossh -M 0 -N -F none host", "run"),
+    ("autossh -M 0 -N host", "run")])
+def test_an_autossh_config_file_is_read_as_ssh_s(command: str, expected: str) -> None:
+    found = shell_verdict(_rules(deny="shell(rm *)"), command)
+    assert found.action == expected, found.reason
+    if expected == "ask":
+        assert "autossh -F reads a configuration file" in found.reason
