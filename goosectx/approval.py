@@ -53,6 +53,7 @@ from goosectx.conversation import ToolRequest
 from goosectx.permissions import (
     CANNOT_CHECK,
     PermissionRules,
+    RuleMatch,
     match_rules,
     names_path,
     shell_checks,
@@ -186,7 +187,7 @@ def _permission_rules(ctx: ApprovalContext) -> ApprovalVerdict | None:
     line = command if ctx.tool_name == "shell" and isinstance(command, str) else None
     walked = list(command_dirs(line, ctx.working_dir)) if line is not None and moves(
         line) else None  # one walk of a line with a cd: the rules' dirs and both checks
-    found = match_rules(ctx.rules, ctx.tool_name, ctx.arguments, ctx.working_dir, walked)
+    found = _matched(ctx, walked)
     named = ", ".join(found.rules)
     if found.kind == "deny":
         return ApprovalVerdict("deny", f"denied by a permission rule: {named}",
@@ -195,7 +196,9 @@ def _permission_rules(ctx: ApprovalContext) -> ApprovalVerdict | None:
     if found.kind == "ask" and found.unreadable:
         return ApprovalVerdict("ask", f"{found.unreadable}, {CANNOT_CHECK}", rule_bound=True)
     if found.kind == "ask":
-        return ApprovalVerdict("ask", f"a permission rule asks: {named}", rule_bound=True)
+        rules = f"ask rule{'s' if len(found.rules) > 1 else ''} {named}"
+        return ApprovalVerdict("ask", f"`{found.clause}` matches {rules}" if found.clause
+                               else f"a permission rule asks: {named}", rule_bound=True)
     if found.kind != "allow" or ctx.write_target is not None:
         return None
     if line is not None and walked is None:
@@ -207,6 +210,14 @@ def _permission_rules(ctx: ApprovalContext) -> ApprovalVerdict | None:
     if (far := _outside_named(ctx, found.rules, walked)) is not None:  # cat /etc/hosts, likewise
         return _sensitive_ask(ctx, far, grant)
     return ApprovalVerdict("run", f"allowed by a permission rule: {named}")
+
+
+def _matched(ctx: ApprovalContext, walked: Walked | None = None) -> RuleMatch:
+    """The rules' one reading of the call (:func:`match_rules`), kept in ``ctx.matched``."""
+    if not ctx.matched:
+        ctx.matched.append(match_rules(ctx.rules, ctx.tool_name, ctx.arguments, ctx.working_dir,
+                                       walked))
+    return ctx.matched[0]
 
 
 def _outside_named(ctx: ApprovalContext, allow_rules: tuple[str, ...],
@@ -330,12 +341,13 @@ def decide(ctx: ApprovalContext) -> ApprovalVerdict:
     paths = read_paths(ctx.tool_name, ctx.arguments, ctx.working_dir)
     judged = judge(paths[0]) if ctx.tool_name in ("text_editor", "tree") and paths else None
     ctx = replace(ctx, write_target=hidden_target(ctx.tool_name, ctx.arguments,
-                                                  ctx.working_dir), read_target=judged)
+                                                  ctx.working_dir), read_target=judged,
+                  matched=[])  # a fresh reading: a caller may reuse ctx with other rules
     for clause in CLAUSES:
         verdict = clause(ctx)
         if verdict is not None:
             return replace(verdict, write_target=ctx.write_target, read_target=judged)
-    found = match_rules(ctx.rules, ctx.tool_name, ctx.arguments, ctx.working_dir) if (
+    found = _matched(ctx) if (  # read once: _permission_rules may have read it
         ctx.rules.allow or ctx.tool_name == "shell") else None  # grep x | sort: name `sort`
     why = None
     if found is not None and found.uncovered is not None:  # command cat .env: names .env

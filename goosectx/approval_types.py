@@ -17,7 +17,7 @@ from typing import Any, Literal, TypeAlias
 from goosectx.approval_texts import DENIED_TEXT
 from goosectx.config import ApprovalMode
 from goosectx.conversation import ToolRequest
-from goosectx.permissions import PermissionRules
+from goosectx.permissions import PermissionRules, RuleMatch
 from goosectx.read_target import JudgedFile
 
 ApprovalDecision = Literal["allow_once", "always_allow", "deny", "cancel"]
@@ -73,6 +73,9 @@ class ApprovalContext:
         read_target: Set by :func:`decide` (whatever was given): the file a ``text_editor
             view`` reads (the directory a ``tree`` lists), its path resolved once; read
             scoping judges that file.
+        matched: Set by :func:`decide` (fresh for each decision): the permission rules' one
+            reading of the call (:func:`~goosectx.permissions.match_rules`), filled by the
+            first clause that needs it and read again by the decision's fallback.
     """
 
     mode: ApprovalMode
@@ -88,6 +91,7 @@ class ApprovalContext:
     extension_trusted: bool | None = None
     write_target: Path | None = None
     read_target: JudgedFile | None = None
+    matched: list[RuleMatch] = field(default_factory=list, compare=False, repr=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,3 +126,11 @@ class ApprovalVerdict:
     read_target: JudgedFile | None = None
     rule_bound: bool = False
     read_why: str | None = None
+
+    @property
+    def asked_why(self) -> str | None:
+        """Why the question asks, for it to say: :attr:`read_why`, or a rule-bound ``reason``.
+
+        ``rm -rf build matches ask rule shell(rm *)``; ``None``: the mode's own ask.
+        """
+        return self.read_why or (self.reason if self.rule_bound else None)

@@ -3,7 +3,7 @@ r"""What an awk call does beyond reading its files and printing: the trusted sur
 docs/architecture.md §4, clause 2 of the one approval decision: under an allow rule
 (``shell(awk*)``), an awk call is allowed only when all it does is read the files its operands
 name and print to standard output; :func:`awk_beyond` says why a call does more, and the rule
-does not cover it (:attr:`goosectx.shell_command.CommandForms.beyond`). It is a reader of what
+does not cover it (:attr:`goosectx.shell_forms.CommandForms.beyond`). It is a reader of what
 it understands, not a list of bad things: an option it does not know, a character or a form of
 the program it does not read, asks.
 

@@ -51,8 +51,9 @@ from goosectx.protected_paths import line_dirs
 from goosectx.rule_offer import suggested_rule
 from goosectx.sed_script import in_place_unnamed
 from goosectx.sensitive import rule_paths
-from goosectx.shell_command import CommandForms, command_forms, shell_parts
+from goosectx.shell_command import command_forms, shell_parts
 from goosectx.shell_dirs import Walked
+from goosectx.shell_forms import CommandForms
 from goosectx.shell_lexer import Part, lex
 from goosectx.shell_program import SYSTEM_PROGRAM, after_keywords
 from goosectx.shell_subcommands import subcommand_forms
@@ -221,10 +222,12 @@ class RuleMatch:
             allow rule covers (``sort`` of ``grep -rn x src | sort`` under ``shell(grep*)``),
             for the question to name; :attr:`rules` are the ones that cover the others.
         beyond: With no verdict, when an awk or sed call does more than an allow rule may
-            cover: why (:attr:`goosectx.shell_command.CommandForms.beyond`).
+            cover: why (:attr:`goosectx.shell_forms.CommandForms.beyond`).
         starter: With :attr:`uncovered`, what starts it when it is a command a wrapper runs
             (``find -exec`` for ``rm`` of ``find . -exec rm {} +`` under ``shell(find*)``),
             ``None`` for a part of the line.
+        clause: With ``deny`` or ``ask`` from a rule: the form of the command the first rule
+            matched (``rm -rf build``, the ``rm x`` of ``chroot / rm x``), for the reason.
     """
 
     kind: RuleKind | None
@@ -233,6 +236,7 @@ class RuleMatch:
     uncovered: str | None = None
     beyond: str | None = None
     starter: str | None = None
+    clause: str | None = None
 
 
 CANNOT_CHECK = "which the deny and ask rules cannot check"
@@ -286,12 +290,14 @@ def match_rules(rules: PermissionRules, tool_name: str, arguments: Mapping[str, 
         hits = [r for s in subjects for r in matching_rules(getattr(rules, kind), tool_name,
                                                              s.all)]
         if hits:
-            return RuleMatch(kind, tuple(dict.fromkeys(hits)))
+            return RuleMatch(kind, tuple(dict.fromkeys(hits)), clause=_clause(
+                hits[0], tool_name, [f for s in subjects for f in s.all]))
     maybe = [r for s in subjects if s.maybe
              for r in matching_rules((*rules.deny, *rules.ask), tool_name, s.maybe)]
     if maybe:  # chroot / rm x: a runner may start what the rule names
-        return RuleMatch("ask", unreadable=f"a program it runs may start a command that "
-                                           f"{maybe[0]} names")
+        clause = _clause(maybe[0], tool_name, [f for s in subjects for f in s.maybe])
+        return RuleMatch("ask", unreadable=f"a program it runs may start `{clause}`, which "
+                                           f"{maybe[0]} names", clause=clause)
     why = _unreadable(rules, subjects) if tool_name == "shell" else None
     if why is not None:
         return RuleMatch("ask", unreadable=why)
@@ -325,6 +331,15 @@ def match_rules(rules: PermissionRules, tool_name: str, arguments: Mapping[str, 
         return RuleMatch(None, tuple(dict.fromkeys(allowed)), uncovered=uncovered[0][0],
                          starter=uncovered[0][1])
     return RuleMatch("allow", tuple(dict.fromkeys(allowed)))
+
+
+def _clause(rule: str, tool_name: str, forms: list[str]) -> str | None:
+    """The first of ``forms`` ``rule`` matches (one line, cut to 80 characters), or ``None``."""
+    form = next((f for f in forms if matching_rules((rule,), tool_name, (f,))), None)
+    if form is None or tool_name != "shell":
+        return None  # text_editor(hard.txt): the rule says it
+    form = " ".join(form.split())
+    return form if len(form) <= 80 else form[:79] + "…"
 
 
 def _by_name(form: str) -> tuple[str, ...]:

@@ -19,7 +19,7 @@ import re
 from typing import NamedTuple
 
 from goosectx.find_words import find_printed, find_split
-from goosectx.recursive_reads import Printed
+from goosectx.recursive_reads import Printed, hidden_read
 from goosectx.shell_words import Part, Word
 
 _GREPS = frozenset({"grep", "egrep", "fgrep", "rg"})
@@ -63,6 +63,9 @@ class Listing(NamedTuple):
     follows: bool = True
     """It may print names below a link to a dir (``find -L``, ``fd -L``); ``False``: never
     (``find`` without ``-L``/``-follow``, ``git ls-files``)."""
+    hidden: bool | Printed = True
+    """Which hidden names it prints: all (``True``), none (``rg -l``, ``fd`` skip dotfiles and
+    dot dirs unless ``--hidden``/``-u``), or those a filter keeps (``rg -l x -g '.env'``)."""
 
 
 def _listing(part: Part) -> Listing | None:
@@ -78,7 +81,10 @@ def _listing(part: Part) -> Listing | None:
         return Listing(starts, find_printed(expression), follows=follows)
     if name in ("fd", "fdfind", "rg") and (name != "rg" or any(
             a in ("--files", "-l", "--files-with-matches") for a in args)):
-        return Listing([*operands, "."])  # a pattern, dirs or an option's value: "." too
+        hidden = hidden_read(part.words) if name == "rg" else any(  # rg -l x: no dotfile
+            a in ("--hidden", "--unrestricted") or a[:1] == "-" and a[1:2] != "-" and (
+                "H" in a or "u" in a) for a in args)  # fd skips them unless -H / -u
+        return Listing([*operands, "."], hidden=hidden)  # a pattern, dirs or a value: "." too
     if name == "git" and args[:1] == ["ls-files"]:  # never in .git, never through a link
         specs = operands[1:]
         if specs and not any(w.pattern for w in part.words) and all(

@@ -14,9 +14,10 @@ a symlink leads elsewhere, the file it reaches (a ``..`` after a link too:
 ``.{git,x}/config``: the read checks' :func:`goosectx.glob_words.pattern_paths`); one made at
 run time that may be in the git directory (``$d/config``, ``$GIT_DIR/hooks/x``) asks. A relative
 path after a ``cd`` to a dir not known here (``cd "$X" && tee HEAD``) may be any of these: it
-asks. A worktree's ``.git`` file (``gitdir: DIR``) is followed to its git directory and the
-common one (hooks, config). What
-the command text shows, not a sandbox.
+asks, and a build tool run there (:func:`build_elsewhere`: ``cd "$X" && make``) runs a build
+file the project does not hold. A worktree's ``.git`` file (``gitdir: DIR``) is followed to
+its git directory and the common one (hooks, config). What the command text shows, not a
+sandbox.
 
 Core module: no printing.
 """
@@ -282,4 +283,26 @@ def _venv_above(target: Path, root: Path | None) -> str | None:
             return None  # the project itself is no virtualenv of its own
         if (up / "pyvenv.cfg").is_file():
             return "/".join(up.relative_to(root).parts) if within and root else str(up)
+    return None
+
+
+BUILDERS = frozenset({"make", "gmake", "bmake", "just", "ninja"})
+"""Programs that run what the build file of the dir they run in says (``Makefile``)."""
+
+
+def build_elsewhere(name: str, args: list[str], where: Where | None) -> str | None:
+    """Why a build tool runs a build file the project does not hold, or ``None``.
+
+    ``cd "$X" && make``: the Makefile of a dir not known here; ``cd /tmp && make``: one
+    outside the project. ``-f FILE`` / ``-C DIR`` are the option checks'; a ``make`` in the
+    project runs the project's own build file, as before.
+    """
+    if name not in BUILDERS or where is None:
+        return None
+    for one in where.dirs:
+        if isinstance(one, Unknown):
+            return (f"{name} runs the build file of a dir the line goes to at run time "
+                    f"({one.after}), which the rules cannot read")
+        if not inside(one, where.root):
+            return f"{name} runs the build file in {one}, outside the project"
     return None

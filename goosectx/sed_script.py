@@ -2,7 +2,7 @@ r"""What a sed call does beyond editing text to standard output: the trusted sur
 
 docs/architecture.md §4, clause 2 of the one approval decision: under an allow rule
 (``shell(sed -n*)``), a sed call is allowed only when all it does is read the files its
-operands name and print (:attr:`goosectx.shell_command.CommandForms.beyond`). Its script is
+operands name and print (:attr:`goosectx.shell_forms.CommandForms.beyond`). Its script is
 walked as GNU sed reads it (:func:`goosectx.shell_sed.sed_commands`); :func:`sed_beyond` says
 why a call does more: the ``e`` command or ``s///e`` flag runs a command, ``r`` / ``R`` read a
 file the rules do not judge, ``w`` / ``W`` and ``s///w FILE`` write one (``/dev/stdout`` and
@@ -128,7 +128,7 @@ def backups(file: str, suffix: str) -> list[str]:
 def in_place_unnamed(rule: str, words: str) -> bool:
     """True when ``words`` writes in place and the allow ``rule`` names sed's options, not ``-i``.
 
-    ``words``: a command's allow form (:attr:`goosectx.shell_command.CommandForms.words`).
+    ``words``: a command's allow form (:attr:`goosectx.shell_forms.CommandForms.words`).
     ``shell(sed -n*)`` does not cover ``sed -n -i 1p f``; ``shell(sed*)`` and ``shell(sed -i*)``
     do.
     """

@@ -126,13 +126,14 @@ def sensitive_words(command: str, working_dir: Path, *, data_dir: Path | None = 
                 for base in dirs:
                     yield from _below_recursive(listed.dirs, base, working_dir, own,
                                                 listed.skip, listed.printed, split=SPLIT_NAME,
+                                                hidden=listed.hidden,  # rg -l x | xargs wc
                                                 follows=True)  # xargs cat link: its target
         if (substituted := substituted_listing(parts, k)) is not None:
             listed = substituted[1]  # wc -l $(find . -name '*.py'): the names find prints
             for base in dirs:
                 yield from _below_recursive(listed.dirs, base, working_dir, own, listed.skip,
                                             listed.printed, split=SUBSTITUTED_SPLIT,
-                                            follows=True)
+                                            hidden=listed.hidden, follows=True)
         if (unknown := substituted_unknown(parts, k)) is not None:  # cat $(find -printf …)
             yield unknown[0].value, f"{unknown[0].value} ({unknown[1]}: {ANY_MAY_BE}"
         if (pre := runs_program(_name(program), [w.value for w in program[1:]])) is not None:

@@ -147,6 +147,22 @@ _PRINTS = "pfF"
 nothing, its operands are names only (bash prints ``NAME=VALUE: not found``)."""
 
 
+def printed_from(values: list[str]) -> int:
+    """Where a simple command's words (values) become names a declaration only prints.
+
+    ``declare -p PS4='$(rm x)'``, ``typeset -f f``, ``declare -p -n r=PS4``: with ``-p`` (or
+    ``-f`` / ``-F``) ``declare``, ``typeset`` and ``local`` print, assign nothing (bash says
+    ``PS4=…: not found``); the index of the word after the builtin. ``len(values)``: none.
+    Leading assignments, ``builtin`` and ``command`` are skipped.
+    """
+    at = next((i for i, value in enumerate(values) if not (_is_assignment(value) or value in (
+        "builtin", "command"))), len(values))
+    if at == len(values) or values[at] not in ("declare", "typeset", "local"):
+        return len(values)
+    letters = "".join(takewhile(lambda w: w != "--" and w[:1] == "-", values[at + 1:]))
+    return at + 1 if any(c in letters for c in _PRINTS) else len(values)
+
+
 def binds_names(values: list[str]) -> bool:
     """True when a simple command (its words' values) may set a variable an operand names.
 
@@ -184,7 +200,7 @@ def computed_name(words: list[tuple[str, str, bool]]) -> str | None:
     """
     while words and (_is_assignment(words[0][1]) or words[0][1] in ("builtin", "command")):
         words = words[1:]
-    if not words:
+    if not words or printed_from([w[1] for w in words]) == 1:  # declare -p -n r=PS4: prints
         return None
     name, args = words[0][1], words[1:]
     names: list[tuple[str, str, bool]] = []  # (raw, value, computed) of each name operand

@@ -32,7 +32,7 @@ from itertools import takewhile
 
 from goosectx.awk_program import AWK, awk_beyond, awk_commands
 from goosectx.diff_targets import diff_writes, redirected_diff
-from goosectx.protected_paths import LineDirs, Where, chdir_where
+from goosectx.protected_paths import LineDirs, Where, build_elsewhere, chdir_where
 from goosectx.sed_script import SED, sed_beyond
 from goosectx.shell_arith import arithmetic_reason
 from goosectx.shell_assign import DECLARATIONS, binds_name, evaluated_operand
@@ -42,16 +42,19 @@ from goosectx.shell_builtins import (
     builtin_lines,
     computed_name,
     hidden_commands,
+    printed_from,
     script_stream,
     sets_prompt,
     shell_script,
 )
 from goosectx.shell_deferred import run_time_words
+from goosectx.shell_forms import CommandForms
 from goosectx.shell_git import variable_lines
 from goosectx.shell_languages import language_commands, sets_startup_command
 from goosectx.shell_lexer import Part, Word, lex, unexpanded
 from goosectx.shell_multicall import applet_words
 from goosectx.shell_program import ASSIGNMENT, MAX_STEPS, after_keywords, program_argv
+from goosectx.shell_remote import REMOTE_CLIENTS, remote_command
 from goosectx.shell_reparse import hidden_code
 from goosectx.shell_runners import (
     COMPUTED,
@@ -66,7 +69,6 @@ from goosectx.shell_runners import (
     runner_starts,
 )
 from goosectx.shell_sed import computed_script
-from goosectx.shell_transfers import ssh_lines
 from goosectx.shell_unwrap import WRAPPERS, inner_line, runner_readings, unwrap, watch_joins
 from goosectx.shell_words import ASSIGNMENT_WORD, literal_name
 from goosectx.shell_wrappers import make_text, started_commands
@@ -89,57 +91,11 @@ def shell_parts(command: str) -> list[str]:
 # -- the forms of one simple command -------------------------------------------------------
 _SUBSCRIPT_RUNS = re.compile(r"\[[^\]]*(?:\$\(|`)")  # 'a[$(rm x)]': run by [[ -eq ]], $((x))
 _MAX_DEPTH = 8
-
-@dataclass(frozen=True, slots=True)
-class CommandForms:
-    """The forms of one simple command that permission rules are matched against.
-
-    Attributes:
-        all: Every form (as written, unquoted, and each step of normalisation, inner commands
-            of ``bash -c`` / ``eval`` / ``find -exec`` included): a deny or ask rule catches the
-            command when it matches ANY of them.
-        words: The unquoted form, a word that holds a blank, a control character or a quote
-            shown in single quotes (``ls 'my dir'``; ``None`` when the rules cannot read the
-            command, or when an awk or sed in it does more than read and print:
-            :mod:`goosectx.awk_program`, :mod:`goosectx.sed_script`): an allow rule covers the
-            command only when it matches this form.
-        steps: For each program the normalisation reached: (its name, whether bash computes
-            the name at run time or by a glob / brace expansion, whether it computes an
-            argument).
-        unreadable: Why the rules cannot read the command (a function definition, a program
-            named by a glob …), or ``None``.
-        code: The inline code of each interpreter the command starts, as ``(interpreter,
-            code)`` (``python3 -c CODE``: :func:`goosectx.shell_runners.inline_code`).
-        maybe: Forms of what a runner may start (``chroot / rm x`` → ``rm x``): read from every
-            word where its command may start, so a deny rule matching one asks, not denies.
-        inner: Every command line it runs as a string (``bash -c '…'``, ``eval``, ``su -c``,
-            ``env -S`` …), for the path checks to read (:mod:`goosectx.shell_dirs`).
-        beyond: Why an awk or sed in it does more than read and print (``awk's program runs a
-            command (system, a pipe)``), for the question to say; ``None``: none does.
-        started: Each command a wrapper, a runner (``uv run``, ``strace``), ``find -exec``,
-            ``fd -x``, ``xargs``, a shell's ``-c`` string … starts, as ``(what starts it, its
-            unquoted form, the unquoted form of the simple command up to its program)``
-            (``("find -exec", "rm -rf {}", "find . -exec rm")``; the third ``""`` when it is no
-            word of the simple command: ``bash -c 'rm x'``): an allow rule covers the command
-            only when each of these matches an allow rule too, or the rule covering the simple
-            command spells it up to that program (``shell(uv run pytest*)``); a wrapper's rule
-            covers the wrapper only.
-    """
-
-    all: tuple[str, ...]
-    words: str | None
-    steps: tuple[tuple[str, bool, bool], ...] = ()
-    unreadable: str | None = None
-    code: tuple[tuple[str, str], ...] = ()
-    maybe: tuple[str, ...] = ()
-    inner: tuple[str, ...] = ()
-    beyond: str | None = None
-    started: tuple[tuple[str, str, str], ...] = ()
-
+_QUOTED = re.compile(r"'[^'$`]*'|\"[^\"\\$`]*\"")  # quoted, no $ or ` even as text
 
 @dataclass(slots=True)
 class _Reading:
-    """What the reading of one simple command collects: the fields of :class:`CommandForms`."""
+    """What the reading of one simple command collects (the fields of the forms it gives)."""
 
     forms: list[str]
     steps: list[tuple[str, bool, bool]] = field(default_factory=list)
@@ -156,6 +112,7 @@ class _Reading:
     where: Where | None = None  # where the command read now runs
     remote: bool = False  # in a container or on another host (docker exec, ssh): no path here
     line: str = ""  # the whole line (patch <<'EOF': its diff is in it)
+    code_words: list[str] = field(default_factory=list)  # python3 -c '…' as written: not bash
 
 
 def _computed(word: Word) -> bool:
@@ -184,6 +141,8 @@ def command_forms(part: Part, line: str = "", dirs: LineDirs | None = None) -> C
     r.reasons += hidden_code(r.reparsed, line)  # Y='x; rm f'; eval "echo $Y"
     # read x <f; (( x )): x='a[$(rm y)]' (not in a <<'EOF' body: bash expands nothing there)
     text = "\n".join([unexpanded(line) or part.text, *r.inner])
+    for raw in r.code_words:  # python3 -c "print([x for x in xs][0])": python's, not bash's
+        text = text.replace(raw, "''")
     r.reasons += filter(None, [arithmetic_reason(text)])
     unreadable = r.reasons[0] if r.reasons else None
     allow = None if unreadable or r.beyond else _allow_form(words)
@@ -238,10 +197,11 @@ def _check_subscripts(words: list[Word], r: _Reading) -> None:
     if any(_SUBSCRIPT_RUNS.search(w.value) for w in words):  # x='a[$(rm y)]'; $((x))
         r.reasons.append("a quoted array subscript holds a command substitution, which bash "
                          "runs when the text is read as a number")
-    stored = [x for w in words if (x := binds_name(w.value) or sets_startup_command(w.value))]
+    set_by = words[:printed_from([w.value for w in words])]  # declare -p PS4='…': printed
+    stored = [x for w in set_by if (x := binds_name(w.value) or sets_startup_command(w.value))]
     r.reasons += stored[:1]  # BASH_CMDS[ls]=/bin/rm; LESSOPEN=…, VIMINIT=…
     binder = binds_names([w.value for w in words])  # read PS4, not grep -rn ENV src
-    prompt = next((v for w in words if (v := sets_prompt(w.value, _computed(w), binder))), None)
+    prompt = next((v for w in set_by if (v := sets_prompt(w.value, _computed(w), binder))), None)
     if prompt:  # PS4='$(rm x)'; set -x / BASH_ENV='$(rm x)' bash -c …: bash expands its value
         r.reasons.append(f"it sets {prompt}, whose commands bash runs when it expands it")
     r.reasons += filter(None, [computed_name([(w.raw, w.value, _computed(w)) for w in words]),
@@ -305,7 +265,8 @@ def _normalise(words: list[Word], r: _Reading, depth: int,  # noqa: C901, PLR091
             name, args, r.fed, r.where) or (  # r.where: cd .git && tee HEAD
             language_commands(name, words[1:], r.fed)) or (  # gdb -ex 'shell …', sqlite3 …
             None if r.remote else unmodelled_write(name, args, r.where)) or (  # cmake -E x .git
-            diff_writes(name, args, r.where, r.fed, r.line))  # patch -i x.diff: what it names
+            diff_writes(name, args, r.where, r.fed, r.line)) or (  # patch -i x.diff: its files
+            build_elsewhere(name, args, r.where))  # cd "$X" && make: that dir's Makefile
         if hidden:
             reasons.append(hidden)
         r.where = chdir_where(name, args, r.where)  # env -C .git tee HEAD: its command's dir
@@ -325,6 +286,8 @@ def _normalise(words: list[Word], r: _Reading, depth: int,  # noqa: C901, PLR091
             code = COMPUTED  # python3 -c "$(cat x)", sed "$x": bash makes the code at run time
         if code is not None:
             r.code.append((name, code))
+            r.code_words += [w.raw for w in words[1:] if depth == 0 and _QUOTED.fullmatch(
+                w.raw) and w.value and w.value in code]  # bash reads nothing in them
         for line in awk_commands(args) if name in AWK else ():  # system("rm x"): bash -c's
             _add_line(line, r, depth, fixed)
         if name in AWK or name in SED:  # awk_program, sed_script: no allow rule covers more
@@ -365,14 +328,14 @@ def _normalise(words: list[Word], r: _Reading, depth: int,  # noqa: C901, PLR091
 def _run_by(name: str, words: list[Word], r: _Reading, depth: int) -> None:
     """The forms of the command a runner starts, read from each word where it may start.
 
-    ssh's command lines are read as they are, so are ``pee``'s (each operand a line ``sh -c``
-    runs) and ``nq``'s command (from its first operand: its options take no value); the other
-    runners' candidates go to :attr:`_Reading.maybe` (a deny rule matching them asks).
+    ssh's command lines are read as they are (:func:`_remote_by`), so are ``pee``'s (each
+    operand a line ``sh -c`` runs) and ``nq``'s command (from its first operand: its options
+    take no value); the other runners' candidates go to :attr:`_Reading.maybe` (a deny rule
+    matching them asks).
     """
     args, written = [w.value for w in words], not any(_computed(w) for w in words)
-    if name == "ssh":
-        for line in ssh_lines(args):
-            _add_line(line, r, depth, written)
+    if name in REMOTE_CLIENTS:
+        _remote_by(name, words, r, depth, written)
         return
     if name == "pee":  # pee 'rm x' cat: a deny rule on rm denies
         for value in args:
@@ -404,3 +367,25 @@ def _run_by(name: str, words: list[Word], r: _Reading, depth: int) -> None:
                 _add_line(value, r, depth, written, starter)
     r.maybe += r.forms[before:]
     del r.forms[before:]
+
+
+def _remote_by(name: str, words: list[Word], r: _Reading, depth: int, written: bool) -> None:
+    """The command lines ``ssh`` / ``autossh`` / ``mosh`` run, each a command ``name`` starts.
+
+    :func:`goosectx.shell_remote.remote_command`: a local ``-o ProxyCommand=…`` as ``sh -c``'s
+    string; the remote line as one (``ssh host 'cd x && rm y'``: each of its commands needs a
+    rule of its own). Its words given apart (``ssh host git pull``) are noted as started with
+    the line up to them, so ``shell(ssh host git pull*)`` covers them as a runner's rule that
+    spells the program does.
+    """
+    found = remote_command(name, [w.value for w in words])
+    for line in found.local:
+        _add_line(line, r, depth, written, f"{name} -o" if name != "mosh" else name)
+    if found.remote is None or found.at is None:
+        return
+    before = len(r.started)
+    _add_line(found.remote, r, depth, written, name)
+    at = next((i for i, w in enumerate(r.top) if w is words[found.at]), None)
+    if at is not None and len(r.started) == before + 1 and len(words) - found.at > 1:
+        starter, form, _head = r.started[before]  # ssh host git pull: one command, its words
+        r.started[before] = (starter, form, _allow_form(r.top[:at + 1]))

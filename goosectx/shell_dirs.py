@@ -18,7 +18,7 @@ once, as bash would run it, and gives each part the dirs it may run in:
   dir, where every relative word may name any file.
 
 The command line a part runs as a string (``bash -c '…'``, ``sh -c``, ``su -c``, ``eval``,
-``env -S``: :attr:`goosectx.shell_command.CommandForms.inner`) is walked too, from the
+``env -S``: :attr:`goosectx.shell_forms.CommandForms.inner`) is walked too, from the
 part's dirs, its parts yielded with theirs, at most :data:`MAX_DEPTH` deep.
 
 Core module: no printing, no ``cli`` imports.

@@ -132,7 +132,7 @@ def outside_words(command: str, working_dir: Path,
         looks = link_view(args)  # ls -l link: the link itself, not where it leads
         made = make_directories([w.value for w in args[1:]]) if args[0].value in (
             "make", "gmake") else None  # make -C src PYTHON=../.venv/bin/python test
-        interpreter = uv_interpreter(args) if args[0].value == "uv" else None
+        interpreter = uv_interpreter(args) if args[0].value in ("uv", "uvx") else None
         substituted = substituted_listing(parts, k)  # wc -l $(find . -name '*.py')
         values = [w.value for w in args]
         for n, word in enumerate(args[1:], 1):  # not the program (nor a redirection's `<`)

@@ -127,6 +127,20 @@ GRAMMARS: dict[str, Grammar] = {
 }
 """Runners (``NAME`` or ``NAME VERB`` after its running subcommand) whose options are read."""
 GRAMMARS["sops exec-file"] = GRAMMARS["sops exec-env"]
+GRAMMARS["uvx"] = GRAMMARS["uv run"]._replace(  # uv tool run: uvx -p 3.12 --from x ruff
+    long_valued=(*GRAMMARS["uv run"].long_valued, "--from"))
+GRAMMARS["parallel"] = GRAMMARS["sem"] = Grammar("aCdEIjLNnPSs", 0, "il", (
+    "--keep-order", "--group", "--ungroup", "--line-buffer", "--tag", "--eta", "--bar",
+    "--progress", "--pipe", "--pipepart", "--dry-run", "--verbose", "--quote", "--null",
+    "--no-run-if-empty", "--xargs", "--will-cite", "--semaphore", "--fg", "--bg", "--files",
+    "--halt-on-error", "--linebuffer", "--plus", "--help", "--version"), (
+    "--jobs", "--arg-file", "--colsep", "--delimiter", "--joblog", "--results", "--res",
+    "--halt", "--delay", "--timeout", "--retries", "--tmpdir", "--workdir", "--wd",
+    "--sshlogin", "--sshloginfile", "--slf", "--env", "--basefile", "--bf", "--return",
+    "--transferfile", "--tf", "--max-args", "--max-lines", "--max-replace-args", "--max-chars",
+    "--load", "--memfree", "--nice", "--tagstring", "--rpl", "--id", "--semaphorename",
+    "--block", "--block-size", "--recstart", "--recend", "--header", "--eof"))
+"""``parallel -j 4 pytest {} ::: a b``: ``-j`` takes ``4`` (GNU parallel's options)."""
 MARKED: dict[str, tuple[str, ...]] = {
     "kubectl exec": ("--",), "chamber exec": ("--",), "mise exec": ("--",), "mise x": ("--",),
     "tox exec": ("--",), "nix develop": ("-c", "--command"), "nix shell": ("-c", "--command")}

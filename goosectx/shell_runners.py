@@ -7,7 +7,7 @@ starts another program named somewhere in its arguments (``fakeroot rm x``, ``ch
 model, so every word that could start the command is tried (:func:`runner_starts`): a deny or
 ask rule catches the command wherever it starts, an allow rule still reads the command as
 written. ``ssh HOST CMD…`` runs ``CMD…`` as a command line of the remote shell
-(:func:`ssh_lines`). An interpreter's inline code (``python3 -c CODE``, ``perl -e CODE``,
+(:mod:`goosectx.shell_remote`). An interpreter's inline code (``python3 -c CODE``, ``perl -e CODE``,
 ``awk 'PROGRAM'``) runs whatever its text says: :func:`inline_code` gives the text, so the
 rules can ask about code that names a program they deny or ask about. What the command text
 shows, not a sandbox.
@@ -79,12 +79,11 @@ RUNNERS = frozenset({
     "bwrap", "proot", "schroot", "catchsegv", "numactl", "cgexec", "sshpass", "sg", "script",
     "pkexec", "gosu", "su-exec", "setuidgid", "chpst", "tini", "dumb-init", "xvfb-run",
     "dbus-run-session", "caffeinate", "entr", "watchexec", "setarch", "linux32", "linux64",
-    "i386", "x86_64", "gdb", "parallel", "ssh", "npx", "pnpx", "bunx", "uvx", "dotenv",
-    "cpulimit", "trickle", "ccache", "distcc", "hyperfine", "arch", "scl", "cross-env",
-    "env-cmd", "concurrently", "nodemon", "runcon", "sandbox-exec", "lldb", "sem", "lckdo",
-    "daemonize", "start-stop-daemon", "capsh", "tsp", "rlwrap", "nq", "xe", "rush", "pee",
-    "systemd-nspawn", *SUBCOMMAND_RUNNERS,
-    *LAUNCHERS})
+    "i386", "x86_64", "gdb", "parallel", "ssh", "autossh", "mosh", "npx", "pnpx", "bunx",
+    "uvx", "dotenv", "cpulimit", "trickle", "ccache", "distcc", "hyperfine", "arch", "scl",
+    "cross-env", "env-cmd", "concurrently", "nodemon", "runcon", "sandbox-exec", "lldb", "sem",
+    "lckdo", "daemonize", "start-stop-daemon", "capsh", "tsp", "rlwrap", "nq", "xe", "rush",
+    "pee", "systemd-nspawn", *SUBCOMMAND_RUNNERS, *LAUNCHERS})
 """Programs that run another program given in their arguments."""
 LINE_RUNNERS = frozenset({"parallel", "entr", "watchexec", "pixi", "hatch", "devbox", "sem",
                           "sops", "hyperfine", "scl", "concurrently", "nodemon", "capsh",
@@ -101,15 +100,15 @@ MAX_STARTS = 32
 """Most words of one runner tried as the start of its command; beyond it the command is one
 the rules cannot read."""
 
-INTERPRETER = re.compile(r"(python|pypy|node|nodejs|bun|perl|ruby|php|lua|luajit|Rscript"
+INTERPRETER = re.compile(r"(python|pypy|node|nodejs|bun|perl|ruby|php|lua|luajit|Rscript|R"
                           r"|osascript|pwsh|powershell|julia|elixir|erl|guile|racket|sbcl|clisp"
                           r"|groovy|emacs)[\d.]*[a-z]?")
 _AWK = frozenset({"awk", "gawk", "mawk", "nawk", "busybox-awk"})
 _CODE_FLAGS = {"python": "c", "pypy": "c", "node": "ep", "nodejs": "ep", "bun": "ep",
                "perl": "eE", "ruby": "e", "php": "rBRE", "lua": "e", "luajit": "e",
-               "Rscript": "e", "osascript": "e", "pwsh": "c", "powershell": "c", "julia": "eE",
-               "elixir": "e", "erl": "", "guile": "c", "racket": "e", "sbcl": "", "clisp": "x",
-               "groovy": "e", "emacs": ""}
+               "Rscript": "e", "R": "e", "osascript": "e", "pwsh": "c", "powershell": "c",
+               "julia": "eE", "elixir": "e", "erl": "", "guile": "c", "racket": "e", "sbcl": "",
+               "clisp": "x", "groovy": "e", "emacs": ""}
 _LONG_CODE = ("--eval", "--print", "--command", "-Command", "--expression")
 _OPAQUE = frozenset({"julia", "elixir", "erl", "guile", "racket", "sbcl", "clisp", "groovy",
                      "emacs"})

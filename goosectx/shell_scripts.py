@@ -38,7 +38,8 @@ import re
 
 _LITERAL = r"""\s*(?:"[\w@./:-]+"|'[\w@./:-]+'|`[\w@./:-]+`)\s*\)"""
 """A module name written out (``require("fs")``): a call of it loads what it names."""
-_FAMILY = re.compile(r"(ipython|python|pypy|node|nodejs|bun|perl|ruby|php|lua|luajit)[\d.]*[a-z]?")
+_FAMILY = re.compile(r"(ipython|python|pypy|node|nodejs|bun|perl|ruby|php|lua|luajit|Rscript|R)"
+                     r"[\d.]*[a-z]?")
 _MODULE = r"(?!(?:q[qwx]?|qr|m|s|tr|y)\b)[A-Za-z_][\w:]*|v?[\d._]+"
 """What perl's ``require`` loads by name (``require JSON``, ``require 5.010``): no file."""
 _KEYED_CALL = r"\[(?!\s*(?:\d+|\"[\w.-]*\"|'[\w.-]*')\s*\])[^\][]*\]\s*[(\"'{]"
@@ -66,7 +67,6 @@ _RUNS = {
         r"|\bvars\s*\(|__dict__|__getattribute__|__subclasses__|__globals__|\blocals\s*\("
         r"|\bsys\s*\.\s*modules\b|\b(?:methodcaller|attrgetter|breakpoint)\b|__reduce"
         r"|\b(?:pickle|marshal|shelve|dill|ctypes|cffi|runpy|_posixsubprocess|fork_exec)\b"
-        r"|\bpydoc\b|\b(?:pipe_?pager|tempfilepager)\b"
         r"|\bf_(?:globals|builtins|locals)\b|_getframe|\bunsafe_load|\byaml\s*\.\s*load\b"
         r"|\b(?:SourceFileLoader|spec_from_file_location|load_source)\b"
         r"|(?<![\w.])(?:cProfile|profile|timeit|doctest|codeop|code|pdb|trace)\b(?=\s*\.|\s+import)"
@@ -90,10 +90,16 @@ _RUNS = {
                       r"|\b(?:os|io)\s*\[|=\s*(?:os|io)\b(?!\s*\.)"
                       r"|\brequire\b(?!\s*\(?\s*[\"'][\w.]+[\"']\s*\)?)"
                       rf"|{_KEYED_CALL}"),
+    "R": re.compile(r"\bsystem2\b|\bshell(?:\.exec)?\s*\(|\bpipe\s*\("
+                    r"|\b(?:eval|evalq|parse|str2lang|str2expression|get0?|mget|do\.call"
+                    r"|match\.fun|source|sys\.source|Recall|dyn\.load|library\.dynam)\b"
+                    r"|\.(?:Internal|Primitive|Call|External|C)\b"
+                    r"|\b(?:processx|callr|sys|rlang)\s*::|`"),
 }
 """Per language: code that starts a program, or runs code it computes, in ways beyond the
 calls :data:`goosectx.shell_runners._RUNS_COMMANDS` names."""
-_SAME = {"ipython": "python", "nodejs": "node", "bun": "node", "pypy": "python", "luajit": "lua"}
+_SAME = {"ipython": "python", "nodejs": "node", "bun": "node", "pypy": "python", "luajit": "lua",
+         "Rscript": "R"}
 _PERL_OPEN = re.compile(r"\bopen\w*\b|\bIO::File\b")
 """A perl call that opens a pipe when its mode holds ``|`` (``open(F, "|rm x")``, ``open my
 $f, "-|", …``, ``IO::File->new("rm x|")``): with a ``|`` anywhere in the code (the mode may be
@@ -116,6 +122,8 @@ def runs_in_language(name: str, code: str) -> bool:
     if language == "perl" and _PERL_OPEN.search(code) and _LONE_PIPE.search(code):
         return True  # a piped open
     if language != "perl" and _PIPE_TO.search(code):
+        return True
+    if language == "python" and _pydoc_runs(code):
         return True
     pattern = _RUNS.get(language) if found is not None else None
     if pattern is not None and pattern.search(code) is not None:
@@ -174,3 +182,27 @@ def blank_strings(code: str, unsure: re.Pattern[str],
         out.append(quote + (body if kept else "") + quote)
         i = j + 1
     return "".join(out)
+
+
+_PY_STRING = re.compile(r"""(?<![fF\w])[rRbBuU]{0,2}(?:'''.*?'''|\"\"\".*?\"\"\""""
+                        r"""|'(?:\\.|[^'\\\n])*'|"(?:\\.|[^"\\\n])*")""", re.DOTALL)
+"""A python string literal, not an f-string (whose ``{…}`` is code)."""
+_PAGER_NAMES = re.compile(r"\b(?:pydoc|_pyrepl|pipe_?pager|tempfilepager)\b")
+_PAGER_HARMLESS = re.compile(r"(?<![\w.])import\s+(?:pydoc|_pyrepl)\s*(?:[;\n]|$)"
+                             r"|\b(?:pydoc|_pyrepl)\s*\.\s*__\w+__(?!\s*\()")
+"""``import pydoc`` itself, and a dunder of it (``pydoc.__name__``): nothing started."""
+_PAGER_IMPORT = re.compile(r"""(?:__import__|import_module)\s*\(\s*[rbu]?["'](?:pydoc|_pyrepl)\b""")
+
+
+def _pydoc_runs(code: str) -> bool:
+    """True when python ``code`` may start pydoc's pager (a command line: ``$PAGER``, its own).
+
+    ``pydoc.pager(…)``, ``pipepager(text, 'CMD')``, ``help(…)`` of it, an alias of the module
+    or a name from it: any use of ``pydoc`` (or ``_pyrepl``, ``pipe_pager``) in the code
+    outside a string literal, but ``import pydoc`` and ``pydoc.__name__``. A string that merely
+    says ``"pydoc"`` starts nothing.
+    """
+    if _PAGER_IMPORT.search(code):  # __import__("pydoc").pager(…): the name is a string
+        return True
+    bare = _PAGER_HARMLESS.sub(" ", _PY_STRING.sub("''", code))
+    return _PAGER_NAMES.search(bare) is not None

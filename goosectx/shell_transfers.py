@@ -9,8 +9,8 @@ commands (``!cmd``): an sftp batch file (``-b``), ``lftp -c|-e|-f``, and any of 
 commands on standard input (``echo '!rm f' | sftp -b - host``, ``ftp host <<<…``) make the
 command unreadable (:func:`transfer_commands`), as does a configuration file ssh, scp or sftp
 is given (``-F FILE``: :func:`config_file`) or a library ssh loads (``-I LIB``,
-``-o PKCS11Provider=LIB``). :func:`ssh_lines`: the command lines ``ssh [OPTIONS] HOST CMD…``
-runs, remote and local. What the command text shows, not a sandbox.
+``-o PKCS11Provider=LIB``). :mod:`goosectx.shell_remote` reads what ``ssh [OPTIONS] HOST
+CMD…`` runs, remote and local. What the command text shows, not a sandbox.
 
 Core module: no printing.
 """
@@ -60,7 +60,7 @@ def transfer_lines(name: str, args: list[str]) -> list[str]:
     return lines
 
 
-_SSH_VALUED = "BbcDEeFIiJLlmOoPpQRSWw"
+SSH_VALUED = "BbcDEeFIiJLlmOoPpQRSWw"
 """ssh's short options that take a value (``-p 22``, ``-i key``)."""
 
 
@@ -75,44 +75,12 @@ def _ssh_options(args: list[str]) -> list[tuple[str, str | None]]:
         while i < len(args) and args[i].startswith("-") and args[i] != "-":
             if args[i] == "--":
                 return found
-            short = short_value(args, i, _SSH_VALUED)
+            short = short_value(args, i, SSH_VALUED)
             found += [(flag, None) for flag in short.flags]
             found += [(short.letter, short.value)] if short.letter else []
             i = short.next
         i += 1  # the host
     return found
-
-
-def ssh_lines(args: list[str]) -> list[str]:
-    """The command lines ``ssh [OPTIONS] HOST [OPTIONS] CMD…`` runs.
-
-    The remote one, and the local ones its options name (``-o ProxyCommand=…``,
-    ``LocalCommand``, ``KnownHostsCommand``).
-    """
-    lines: list[str] = []
-    i = _options_end(args, 0, lines)
-    rest = args[i + 1:]  # after the host: OpenSSH reads options there too
-    rest = rest[_options_end(rest, 0, lines):]
-    return [*lines, " ".join(rest)] if rest else lines
-
-
-def _options_end(args: list[str], i: int, lines: list[str]) -> int:
-    """Where ssh's options starting at ``i`` end (``-vp 22``: the value after a cluster).
-
-    The commands of ``-o`` values go to ``lines``.
-    """
-    while i < len(args):
-        word = args[i]
-        if word == "--":
-            return i + 1
-        if not word.startswith("-") or word == "-":
-            return i
-        short = short_value(args, i, _SSH_VALUED)
-        if short.letter == "o" and short.value is not None and (
-                command := ssh_option_command(short.value)) is not None:
-            lines.append(command)
-        i = short.next
-    return i
 
 
 _LIBRARY_KEYS = ("pkcs11provider", "securitykeyprovider", "include")
@@ -127,7 +95,7 @@ def config_file(name: str, args: list[str]) -> str | None:
     load a shared library, whose code runs in ssh (the value ``none``: no library). ``None``:
     none of them.
     """
-    if name == "ssh":
+    if name in ("ssh", "autossh"):  # autossh -M 0 -F cfg host: ssh's arguments
         options = _ssh_options(args)
     elif name in _VALUED:
         options = _options(name, args)

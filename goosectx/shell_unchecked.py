@@ -18,7 +18,7 @@ from __future__ import annotations
 from fnmatch import fnmatchcase
 from textwrap import shorten
 
-from goosectx.shell_command import CommandForms
+from goosectx.shell_forms import CommandForms
 from goosectx.shell_runners import COMPUTED, STDIN, code_runs
 
 

@@ -166,14 +166,15 @@ def runner_readings(name: str, words: list[Word], verb_at: int | None,
     marks = MARKED.get(name if verb_at is None else f"{name} {args[verb_at]}", ())
     if (at := next((i for i in range(verb_at or 0, len(args)) if args[i] in marks), None)):
         return [words[at + 1:]]  # kubectl exec POD -c C -- CMD, nix develop -c CMD
+    if name in ("parallel", "sem"):  # parallel -j 4 pytest {} ::: a: read by its grammar
+        given = [one for one in unwrap(name, words) if one and one[0].value not in _INPUT_SOURCES]
+        inputs = next((i for i, a in enumerate(args) if a in _INPUT_SOURCES), len(args))
+        return given or [words[s:] for s in starts if s > inputs and (  # parallel ::: 'rm x'
+            args[s] not in _INPUT_SOURCES)]
     keys = runner_grammars(name, args, verb_at)
     if keys is not None:
         start = 0 if verb_at is None else verb_at + 1
         return [reading for key in keys for reading in unwrap(key, words, start)]
-    if name in ("parallel", "sem"):
-        inputs = next((i for i, a in enumerate(args) if a in _INPUT_SOURCES), len(args))
-        given = any(not a.startswith("-") for a in args[:inputs])  # parallel 'pytest {}' ::: a
-        starts = [s for s in starts if s < inputs or not given and args[s] not in _INPUT_SOURCES]
     return [words[s:] for s in starts]
 
 

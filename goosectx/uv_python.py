@@ -39,13 +39,14 @@ def version_request(value: str) -> bool:
 def uv_interpreter(args: list[Word]) -> Word | None:
     """The word of ``uv … -p P`` / ``--python P`` / ``--python=P`` that holds ``P``, or ``None``.
 
-    uv runs ``P`` when it is no version request (:func:`version_request`). Read up to ``--``
-    and, after ``run`` (``uv run``, ``uv tool run``), up to its command: ``uv run pytest -p
+    ``uvx -p P`` too (uvx is ``uv tool run``: its first operand is the command). uv runs
+    ``P`` when it is no version request (:func:`version_request`). Read up to ``--`` and,
+    after ``run`` (``uv run``, ``uv tool run``), up to its command: ``uv run pytest -p
     xdist`` gives pytest its ``-p`` (uv run's options: ``GRAMMARS["uv run"]``).
     """
     grammar = GRAMMARS["uv run"]
     values = [w.value for w in args]
-    run, i = False, 1
+    run, i = values[:1] == ["uvx"], 1  # uvx is uv tool run: its first operand is the command
     while i < len(args):
         word = values[i]
         if word == "--":

@@ -136,9 +136,9 @@ def test_a_write_after_a_cd_to_an_unknown_dir_asks_in_auto_mode(project: Path, c
 
 
 @pytest.mark.parametrize("command", [
-    'cd "$X" && cat HEAD', 'cd "$X" && tee /tmp/out.txt', 'cd "$X" && make test',
+    'cd "$X" && cat HEAD', 'cd "$X" && tee /tmp/out.txt', "cd src && make test",
     'cd "$X" && echo x > /dev/null', "cd src && tee out.txt",
-])
+])  # cd "$X" && make test runs that dir's Makefile: test_shell_rules_build_elsewhere
 def test_no_write_after_an_unknown_cd_runs_in_auto_mode(project: Path, command: str) -> None:
     verdict = shell_verdict(DENY_RM, command, "auto", working_dir=project)
     assert verdict.action == "run", verdict.reason

@@ -149,8 +149,9 @@ def test_command_strings_nested_past_the_depth_read_ask(work: Path) -> None:
 
 @pytest.mark.parametrize("command", [
     "find . -type f | xargs wc -l", "find . -name '.e*' | grep -v test | xargs wc -l",
-    "git ls-files | xargs wc -l | sort -n | tail -20", "rg --files src | xargs cat",
-    "fd -e py | xargs -n1 head", "ls src | nice xargs cat", "ls | parallel cat"])
+    "git ls-files | xargs wc -l | sort -n | tail -20", "rg --files --hidden src | xargs cat",
+    "fd -H -e py | xargs -n1 head", "ls src | nice xargs cat", "ls | parallel cat"])
+# rg and fd list no dotfile without --hidden / -H (test_piped_names_hidden)
 def test_xargs_fed_by_a_lister_is_judged_by_the_files_below(work: Path, command: str) -> None:
     verdict = _verdict(work, command, "shell(*)")
     assert verdict.action == "ask"  # .env lies below the working dir

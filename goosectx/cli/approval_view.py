@@ -97,7 +97,8 @@ def approval_question(request: ToolRequest, width: int, *, in_diff: bool = False
     screen line carries the marker)
     and counted; more than :data:`LONG_CALL_LINES` makes the call long. ``in_diff``: the
     edit's whole diff was drawn just before (``diffview.diff_shown_whole``). ``why``: the
-    reason the decision asks, when it is the call's own (``ApprovalVerdict.read_why``).
+    reason the decision asks, when it is the call's own (``ApprovalVerdict.asked_why``: read
+    scoping's, or a permission rule's).
     """
     usable = max(20, width - 5)
     lines: list[str] = []

@@ -97,7 +97,7 @@ def _question(repl: Repl, request: ToolRequest, rule: str | None) -> str:
     question = approval_question(request, repl.io.console.width,
                                  in_diff=bool(diff) and diff_shown_whole(diff or ""),
                                  target=None if target is None else str(target),
-                                 why=repl.agent.verdict_of(request).read_why)
+                                 why=repl.agent.verdict_of(request).asked_why)
     viewed = False
     repl.renderer.approval(question, whole=False)
     while True:

@@ -168,7 +168,7 @@ class Approver:
             return "deny"
         question = approval_question(request, shutil.get_terminal_size().columns,
                                      target=None if target is None else str(target),
-                                     why=read_why)
+                                     why=None if verdict is None else verdict.asked_why)
         self._draw(plain_question(question, whole=False))
         viewed = not question.long
         while True:

@@ -1,0 +1,116 @@
+"""Remote shells: what ``ssh``, ``autossh`` and ``mosh`` run, remote and local.
+
+docs/architecture.md §4, clause 2 of the one approval decision: part of how
+:mod:`goosectx.shell_command` reads a command for the shell's permission rules. ``ssh HOST
+CMD…`` runs ``CMD…`` as a command line of the remote shell: a runner's command, which a rule
+for ssh does not cover (``shell(ssh*)`` covers ``ssh host`` and ``ssh -N -L …``, not ``ssh
+host rm -rf ~``), and which a deny rule on its program denies. ``-o ProxyCommand=…``,
+``LocalCommand`` (with ``PermitLocalCommand``) and ``KnownHostsCommand`` run a LOCAL command
+line through a shell, read like ``sh -c``'s. ``autossh`` takes ssh's arguments after its own
+``-M PORT`` / ``-f``; ``mosh [OPTIONS] HOST [--] CMD…`` runs ``CMD…`` remotely, and its
+``--ssh=COMMAND`` / ``--client=PATH`` locally. What the command text shows, not a sandbox.
+
+Core module: no printing.
+"""
+
+from __future__ import annotations
+
+import shlex
+from dataclasses import dataclass, field
+
+from goosectx.shell_options import short_value
+from goosectx.shell_transfers import SSH_VALUED, ssh_option_command
+
+REMOTE_CLIENTS = frozenset({"ssh", "autossh", "mosh"})
+"""Programs that run a command line on another host (:func:`remote_command`)."""
+
+
+@dataclass(frozen=True, slots=True)
+class RemoteCommand:
+    """What one ``ssh`` / ``autossh`` / ``mosh`` call runs.
+
+    Attributes:
+        local: Command lines it runs here through a shell (``-o ProxyCommand=…``).
+        remote: The command line the remote shell runs (its words joined by a space), or
+            ``None``: a login shell or a tunnel (``ssh host``, ``ssh -N -L …``).
+        at: The index in the arguments of the remote command's first word, or ``None``.
+    """
+
+    local: list[str] = field(default_factory=list)
+    remote: str | None = None
+    at: int | None = None
+
+
+def remote_command(name: str, args: list[str]) -> RemoteCommand:
+    """What ``name`` (one of :data:`REMOTE_CLIENTS`) runs given ``args``."""
+    if name == "mosh":
+        return _mosh(args)
+    kept = _autossh_kept(args) if name == "autossh" else list(range(len(args)))
+    found = _ssh([args[k] for k in kept])
+    return RemoteCommand(found.local, found.remote, None if found.at is None else kept[found.at])
+
+
+def _autossh_kept(args: list[str]) -> list[int]:
+    """The indexes of ``args`` autossh hands to ssh: without its ``-M PORT`` (``-M0``), ``-f``."""
+    kept: list[int] = []
+    i = 0
+    while i < len(args) and args[i].startswith("-") and args[i] != "--":
+        if args[i].startswith("-M") or args[i] == "-f":
+            i += 2 if args[i] == "-M" else 1
+            continue
+        end = short_value(args, i, SSH_VALUED).next
+        kept += range(i, end)
+        i = end
+    return kept + list(range(i, len(args)))
+
+
+def _ssh(args: list[str]) -> RemoteCommand:
+    """``ssh [OPTIONS] HOST [OPTIONS] [--] CMD…``: OpenSSH reads options after the host too."""
+    local: list[str] = []
+    i = _options_end(args, 0, local)
+    at = _options_end(args, i + 1, local)  # after the host
+    if at >= len(args):
+        return RemoteCommand(local)
+    return RemoteCommand(local, " ".join(args[at:]), at)
+
+
+def _options_end(args: list[str], i: int, lines: list[str]) -> int:
+    """Where ssh's options starting at ``i`` end (``-vp 22``: the value after a cluster).
+
+    The commands of ``-o`` values go to ``lines``.
+    """
+    while i < len(args):
+        word = args[i]
+        if word == "--":
+            return i + 1
+        if not word.startswith("-") or word == "-":
+            return i
+        short = short_value(args, i, SSH_VALUED)
+        if short.letter == "o" and short.value is not None and (
+                command := ssh_option_command(short.value)) is not None:
+            lines.append(command)
+        i = short.next
+    return i
+
+
+_MOSH_VALUED = ("--ssh", "--client", "--server", "--predict", "--port", "--family",
+                "--bind-server", "--experimental-remote-ip", "-p")
+_MOSH_LOCAL = ("--ssh", "--client")
+
+
+def _mosh(args: list[str]) -> RemoteCommand:
+    """``mosh [OPTIONS] [--] HOST [--] CMD…``: ``--ssh=COMMAND`` runs here, ``--server`` there."""
+    local: list[str] = []
+    i = 0
+    while i < len(args) and args[i].startswith("-") and args[i] != "--":
+        option, equals, value = args[i].partition("=")
+        taken = option in _MOSH_VALUED and not equals
+        value = args[i + 1] if taken and i + 1 < len(args) else value
+        if option in _MOSH_LOCAL and value:  # --client=PATH: a program, not a line
+            local.append(value if option == "--ssh" else shlex.quote(value))
+        i += 2 if taken else 1
+    i += 1 if args[i:i + 1] == ["--"] else 0
+    at = i + 1 + (args[i + 1:i + 2] == ["--"])  # the host, then its optional --
+    if at >= len(args):
+        return RemoteCommand(local)
+    return RemoteCommand(local, " ".join(args[at:]), at)

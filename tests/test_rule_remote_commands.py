@@ -1,0 +1,89 @@
+"""A rule for ssh covers ssh only: the command it runs on the remote host needs its own rule.
+
+appb29 (runs28's "a runner's rule covers the runner only", for the remote shells): under
+``shell(ssh*)`` ``ssh host 'rm -rf ~'`` and ``ssh host -- git push --force`` ran unasked, and so
+did ``ssh -o ProxyCommand='rm x' host`` (a LOCAL command, through a shell); ``mosh host -- CMD``
+and ``autossh -M 0 host CMD`` were not read at all (a deny rule on ``rm`` did not hold behind
+them). A login or a tunnel (``ssh host``, ``ssh -N -L …``) is still covered by ``shell(ssh*)``.
+"""
+
+from __future__ import annotations
+
+import pytest
+from rules_support import shell_verdict
+
+from goosectx.permissions import PermissionRules
+
+
+def _rules(allow: str = "", deny: str = "") -> PermissionRules:
+    return PermissionRules(allow=tuple(filter(None, allow.split(","))),
+                           deny=tuple(filter(None, deny.split(","))))
+
+
+ASKED = [
+    ("ssh host 'rm -rf ~'", "shell(ssh*)", "ssh runs rm"),
+    ("ssh host -- git push --force", "shell(ssh*)", "ssh runs git"),
+    ("ssh -p 2222 host git push --force", "shell(ssh*),shell(git pull*)", "ssh runs git"),
+    ("ssh host -- git push --force", "shell(ssh host git pull*)",
+     "ssh host -- git push --force is covered by no allow rule"),
+    ("ssh host 'cd /srv && ls -la'", "shell(ssh*),shell(cd*)", "ssh runs ls"),
+    ("ssh -o ProxyCommand='rm x' host", "shell(ssh*)", "ssh -o runs rm"),
+    ("ssh -o 'LocalCommand touch x' -o PermitLocalCommand=yes host", "shell(ssh*)",
+     "ssh -o runs touch"),
+    ("mosh host -- rm -rf x", "shell(mosh*)", "mosh runs rm"),
+    ("mosh --ssh='ssh -p 2222' host", "shell(mosh*)", "mosh runs ssh"),
+    ("mosh -p 60001 host rm -rf x", "shell(mosh*)", "mosh runs rm"),
+    ("autossh -M 0 host rm -rf x", "shell(autossh*)", "autossh runs rm"),
+    ("autossh -f -M 20000 -N host touch y", "shell(autossh*)", "autossh runs touch"),
+]
+
+
+@pytest.mark.parametrize(("command", "allow", "named"), ASKED,
+                         ids=[f"{allow}: {command}" for command, allow, _ in ASKED])
+def test_a_remote_command_needs_its_own_allow_rule(command: str, allow: str,
+                                                   named: str) -> None:
+    found = shell_verdict(_rules(allow), command, "smart_approve")
+    assert found.action == "ask", (command, found.reason)
+    assert found.read_why is not None and found.read_why.startswith(named), found.read_why
+
+
+COVERED = [
+    ("ssh host", "shell(ssh*)"),
+    ("ssh -N -L 8080:localhost:80 host", "shell(ssh*)"),
+    ("ssh -i key -p 2222 user@host", "shell(ssh*)"),
+    ("autossh -M 0 -f -N -L 8080:localhost:80 host", "shell(autossh*)"),
+    ("mosh host", "shell(mosh*)"),
+    ("ssh host git pull", "shell(ssh host git pull*)"),
+    ("ssh host git pull --ff-only", "shell(ssh*),shell(git pull*)"),
+    ("ssh host 'git pull'", "shell(ssh*),shell(git*)"),
+    ("ssh host -- uptime", "shell(ssh*),shell(uptime*)"),
+    ("mosh host -- htop", "shell(mosh*),shell(htop*)"),
+    ("autossh -M 0 host uptime", "shell(autossh*),shell(uptime*)"),
+]
+
+
+@pytest.mark.parametrize(("command", "allow"), COVERED,
+                         ids=[f"{allow}: {command}" for command, allow in COVERED])
+def test_a_login_a_tunnel_or_a_covered_remote_command_runs(command: str, allow: str) -> None:
+    found = shell_verdict(_rules(allow), command, "smart_approve")
+    assert found.action == "run", (command, found.reason)
+
+
+@pytest.mark.parametrize("command", [
+    "ssh host 'rm -rf ~'", "ssh host -- rm -rf ~", "mosh host -- rm -rf x",
+    "mosh host rm -rf x", "autossh -M 0 host rm -rf x", "autossh -M0 -f host 'rm x'",
+    "ssh -o ProxyCommand='rm x' host", "mosh --ssh='rm x' host"])
+def test_a_deny_rule_holds_over_a_remote_shell(command: str) -> None:
+    found = shell_verdict(_rules("shell(*)", "shell(rm *)"), command)
+    assert found.action == "deny", (command, found.reason)
+    assert "shell(rm *)" in found.reason
+
+
+@pytest.mark.parametrize(("command", "expected"), [
+    ("autossh -M 0 -F ./cfg host", "ask"), ("autossh -M 0 -N -F none host", "run"),
+    ("autossh -M 0 -N host", "run")])
+def test_an_autossh_config_file_is_read_as_ssh_s(command: str, expected: str) -> None:
+    found = shell_verdict(_rules(deny="shell(rm *)"), command)
+    assert found.action == expected, found.reason
+    if expected == "ask":
+        assert "autossh -F reads a configuration file" in found.reason
