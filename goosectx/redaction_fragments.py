@@ -42,9 +42,11 @@ _VENDOR_SEGMENT = re.compile(r"[a-z0-9]{1,12}[-_]")
 _BLOCK = 7
 """The piece looked for: blocks start every this many characters, so each run of
 :data:`FRAGMENT_MIN_CHARS` (7 + 7 - 1) holds one whole."""
-JOINER = "\x01"
-"""Between two texts checked together (:meth:`WithPieces.changes_none`): no key's character,
-no list's quote or separator, not a NUL (a UTF-16 text's: :mod:`goosectx.redaction_spread`)."""
+JOINER = "\x07"
+"""Between two texts checked together (:meth:`WithPieces.changes_none`): no whitespace, hex
+digit, backslash, key's character, list's quote or separator; not a NUL (a UTF-16 text's:
+:mod:`goosectx.redaction_spread`); it ends a terminal's OSC sequence (one left open in a text
+is not read on into the next)."""
 
 
 def vendor_prefix_chars(key: str, rest: int = KEY_CORE_MIN_CHARS) -> int:
@@ -78,7 +80,10 @@ class Fragments:
         self._prefix = {s: vendor_prefix_chars(s) for s in values}
         self._blocks = [(s, q) for s in values  # (and the last 7, for a run at its end)
                         for q in {*range(0, len(s) - _BLOCK + 1, _BLOCK), len(s) - _BLOCK}]
-        self._block_texts = list(dict.fromkeys(s[q:q + _BLOCK] for s, q in self._blocks))
+        self._block_texts = list(dict.fromkeys(s[q:q + _BLOCK] for s, q in self._blocks
+                                               if q >= self._prefix[s]))
+        """The blocks :meth:`found_in` looks for: a run redacted has 13+ characters past the
+        vendor prefix, so one block at a multiple of 7 there (``sk-proj`` is not looked for)."""
         self._chars = set("".join(values))
 
     def found_in(self, text: str) -> bool:
@@ -185,20 +190,19 @@ class WithPieces:
     def changes_none(self, texts: Iterable[str]) -> bool:
         """True when redacting each of ``texts`` would give it back as it is.
 
-        ``inner``'s quick check of them (each redacted when it has none), then them joined by
-        :data:`JOINER` looked at for a block of a secret and a list (``False``: one may hold a
-        secret), :data:`~goosectx.redaction_check.BATCH_CHARS` or so at a time: each copy
-        stays in the CPU's cache.
+        ``texts`` joined by :data:`JOINER`, :data:`~goosectx.redaction_check.BATCH_CHARS` or so
+        at a time (each copy stays in the CPU's cache; one join serves every reading): each
+        batch gets ``inner``'s quick check (a form in one text is one in the batch: no form
+        holds the joiner, no reading reads across it), then is looked at for a block of a
+        secret and for a list. ``False``: one may hold a secret.
         """
         texts = list(texts)
         check = getattr(self.inner, "changes_none", None)
         if check is None:
             return all(self(t) == t for t in texts)
-        if not check(texts):
-            return False
         fragments = self._fragments()
-        return not any(fragments.found_in(batch) or separated(batch) is not None
-                       for batch in joined_batches(texts, JOINER))
+        return all(check([batch]) and not fragments.found_in(batch) and separated(batch) is None
+                   for batch in joined_batches(texts, JOINER))
 
     def _fragments(self) -> Fragments:
         key = tuple(self.secrets)
