@@ -21,7 +21,8 @@ from __future__ import annotations
 import binascii
 import bisect
 import codecs
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from itertools import accumulate
 
 from goosectx.lazy_pattern import LazyPattern
 
@@ -180,37 +181,44 @@ class QuickCheck:
 
     def none_in_text(self, text: str) -> bool:
         """True when no form can be in ``text`` (False: it may be; the regex decides)."""
-        return self._none_in_batch([text])
+        return self._none_in_batch(text)
 
     def none_in(self, texts: Iterable[str]) -> bool:
         """True when no form can be in any of ``texts``: one check of them all.
 
         :meth:`none_in_text`'s check, on the texts joined by NUL, in bytes (a 10k-message
-        import's 19 MB in ~0.06 s of CPU), a batch at a time. A form the regex finds in one
-        string leaves its needle in the reading of the whole: squeezed, each string is a piece
-        of it, and a ``%`` never eats the NUL that ends a string. ``False`` says only that one
-        of them may hold a form.
+        import's 19 MB in ~0.06 s of CPU), a batch at a time (:func:`joined_batches`). A form
+        the regex finds in one string leaves its needle in the reading of the whole: squeezed,
+        each string is a piece of it, and a ``%`` never eats the NUL that ends a string.
+        ``False`` says only that one of them may hold a form.
         """
-        batch: list[str] = []
-        size = 0
-        for text in texts:
-            batch.append(text)
-            size += len(text)
-            if size >= BATCH_CHARS:
-                if not self._none_in_batch(batch):
-                    return False
-                batch, size = [], 0
-        return self._none_in_batch(batch)
+        return not self._always and all(
+            self._none_in_batch(batch) for batch in joined_batches(texts, "\0"))
 
-    def _none_in_batch(self, texts: list[str]) -> bool:
-        """:meth:`none_in` of a batch of ``texts``."""
+    def _none_in_batch(self, text: str) -> bool:
+        """:meth:`none_in_text` of ``text`` (a batch of texts joined by NUL)."""
         if self._always:
             return False
-        squeezed = _encoded(_spaced("\0".join(texts)), latin1=self._ascii).translate(
-            None, ASCII_SPACE)
+        squeezed = _encoded(_spaced(text), latin1=self._ascii).translate(None, ASCII_SPACE)
         read = unquoted(squeezed)
         return not (any(n in read for n in self._needles)
                     or any(all(n in read for n in group) for group in self._groups))
+
+
+def joined_batches(texts: Iterable[str], joiner: str) -> Iterator[str]:
+    """``texts`` joined by ``joiner``, whole texts of :data:`BATCH_CHARS` or so at a time.
+
+    Each batch ends with the text that brings it to :data:`BATCH_CHARS` (found by bisection
+    of the running lengths, in C: a 100k-message import's 486k strings 0.04 s, not 0.08).
+    """
+    texts = list(texts)
+    ends = list(accumulate(map(len, texts)))
+    first = 0
+    while first < len(texts):
+        done = ends[first - 1] if first else 0
+        last = min(bisect.bisect_left(ends, done + BATCH_CHARS, first), len(texts) - 1)
+        yield joiner.join(texts[first:last + 1])
+        first = last + 1
 
 
 def _spaced(text: str) -> str:

@@ -29,9 +29,10 @@ import re
 from collections.abc import Callable, Iterable
 
 from goosectx.redaction import KEY_CORE_MIN_CHARS, REDACTED, known_redactor, replaced
+from goosectx.redaction_check import joined_batches
 from goosectx.redaction_joined import finder_of
 from goosectx.redaction_separated import separated
-from goosectx.redaction_unescape import Unescaped, may_hold_escape
+from goosectx.redaction_unescape import Unescaped, escapes, may_hold_escape
 
 FRAGMENT_MIN_CHARS = 13
 """The shortest run of a secret's characters redacted (and the shortest secret looked for)."""
@@ -41,6 +42,11 @@ _VENDOR_SEGMENT = re.compile(r"[a-z0-9]{1,12}[-_]")
 _BLOCK = 7
 """The piece looked for: blocks start every this many characters, so each run of
 :data:`FRAGMENT_MIN_CHARS` (7 + 7 - 1) holds one whole."""
+JOINER = "\x07"
+"""Between two texts checked together (:meth:`WithPieces.changes_none`): no whitespace, hex
+digit, backslash, key's character, list's quote or separator; not a NUL (a UTF-16 text's:
+:mod:`goosectx.redaction_spread`); it ends a terminal's OSC sequence (one left open in a text
+is not read on into the next)."""
 
 
 def vendor_prefix_chars(key: str, rest: int = KEY_CORE_MIN_CHARS) -> int:
@@ -74,18 +80,25 @@ class Fragments:
         self._prefix = {s: vendor_prefix_chars(s) for s in values}
         self._blocks = [(s, q) for s in values  # (and the last 7, for a run at its end)
                         for q in {*range(0, len(s) - _BLOCK + 1, _BLOCK), len(s) - _BLOCK}]
+        self._block_texts = list(dict.fromkeys(s[q:q + _BLOCK] for s, q in self._blocks
+                                               if q >= self._prefix[s]))
+        """The blocks :meth:`found_in` looks for: a run redacted has 13+ characters past the
+        vendor prefix, so one block at a multiple of 7 there (``sk-proj`` is not looked for)."""
+        self._chars = set("".join(values))
 
     def found_in(self, text: str) -> bool:
         r"""True when ``text`` holds a block of a secret (then :meth:`__call__` may change it).
 
         Read as it is and, with a backslash in it, with its escapes decoded (``\u0073``).
         """
-        if any(secret[q:q + _BLOCK] in text for secret, q in self._blocks):
+        blocks = self._block_texts
+        if any(block in text for block in blocks):
             return True
-        if not may_hold_escape(text) or not (reading := Unescaped(text)).changed:
+        if not blocks or not may_hold_escape(text):
             return False
-        return any(secret[q:q + _BLOCK] in piece for piece in reading.windows(_BLOCK)
-                   for secret, q in self._blocks)  # (a block found only so holds an escape)
+        tokens = list(escapes(text))  # (one found only in their reading holds one of them)
+        return any(char in self._chars for _, _, char in tokens) and any(
+            block in Unescaped(text, tokens=tokens).text for block in blocks)
 
     def __call__(self, text: str) -> str:
         r"""``text`` with each run of a secret's characters holding a block ``[REDACTED]``.
@@ -177,16 +190,19 @@ class WithPieces:
     def changes_none(self, texts: Iterable[str]) -> bool:
         """True when redacting each of ``texts`` would give it back as it is.
 
-        ``inner``'s quick check of them (each redacted when it has none), then them joined by
-        NUL looked at for a block of a secret and a list (``False``: one may hold a secret).
+        ``texts`` joined by :data:`JOINER`, :data:`~goosectx.redaction_check.BATCH_CHARS` or so
+        at a time (each copy stays in the CPU's cache; one join serves every reading): each
+        batch gets ``inner``'s quick check (a form in one text is one in the batch: no form
+        holds the joiner, no reading reads across it), then is looked at for a block of a
+        secret and for a list. ``False``: one may hold a secret.
         """
         texts = list(texts)
         check = getattr(self.inner, "changes_none", None)
         if check is None:
             return all(self(t) == t for t in texts)
-        joined = "\0".join(texts)
-        return bool(check(texts)) and not self._fragments().found_in(joined) \
-            and separated(joined) is None
+        fragments = self._fragments()
+        return all(check([batch]) and not fragments.found_in(batch) and separated(batch) is None
+                   for batch in joined_batches(texts, JOINER))
 
     def _fragments(self) -> Fragments:
         key = tuple(self.secrets)

@@ -67,9 +67,7 @@ def separated(text: str) -> Unescaped | None:
 def _quoted(text: str) -> list[tuple[int, int, str]]:
     """Each quoted character of a list of 8+ in a row, with the comma after it."""
     tokens: list[tuple[int, int, str]] = []
-    for quote, comma in _QUOTED.items():
-        if quote + "," not in text:
-            continue
+    for comma in _QUOTED.values():  # (no search for ``',`` first: the regex's own is faster)
         follows: dict[int, int] = {}  # an opening quote: the next character's
         for match in comma.finditer(text):
             follows[match.start() - 2] = match.end() - 1
@@ -104,8 +102,6 @@ def _pairs(text: str) -> list[tuple[int, int, str]]:
 def _zero_x(text: str) -> list[tuple[int, int, str]]:
     """Each byte of a run of 8+ ``0x``-written bytes, with what separates it from the next."""
     tokens: list[tuple[int, int, str]] = []
-    if "0x" not in text and "0X" not in text:
-        return tokens
     pos = 0
     while found := _ZERO_X.search(text, pos):
         match = _ZERO_X_RUN.match(text, found.start())

@@ -16,9 +16,11 @@ readings of a text, each a list of tokens of an
   zero-width characters (U+200B/C/D, U+2060, U+FEFF) or combining marks after any character.
   Each such character (with the marks after it) is read as its NFKC form, marks dropped.
 
-Cost: a text with no NUL, U+FFFD, ``^@`` or backslash is not searched for runs (a ``memchr``
-each: ~2 ms for 1 MB); a text of characters under U+0100 is not searched for look-alikes
-(its Latin-1 copy, in C); another one costs ~10 ms a MB (bench/redaction_pieces.py).
+Cost: a text with no NUL, U+FFFD, ``^`` or backslash is not searched for runs (a ``memchr``
+each); one with a backslash is searched once for the three backslash separators (a 10k-message
+import's 19 MB: 12 ms for them all, 22 ms a search each); a text of characters under U+0100
+is not searched for look-alikes (its Latin-1 copy, in C); another one costs ~10 ms a MB
+(bench/redaction_pieces.py).
 """
 
 from __future__ import annotations
@@ -34,7 +36,12 @@ _CHAR = r"[^\s\x00\ufffd\\^]"
 _LEADS = {sep: re.compile(re.escape(sep) + rf"(?:\s*{_CHAR}{_SEPARATOR}){{{_RUN_CHARS - 1},}}")
           for sep in _SEPARATORS}
 """By separator: a run's separators and the characters between (a literal first: ``re``
-skips to where one can start)."""
+skips to where one can start, faster than ``str.find`` of a literal of 2+ characters)."""
+_GATES = {first: re.compile("|".join(lead.pattern for sep, lead in _LEADS.items()
+                                     if sep[0] == first))
+          for first in dict.fromkeys(sep[0] for sep in _SEPARATORS)}
+"""By first character: a match where any of the separators starting so has a lead (one
+search of a text for the three backslash ones; when it has that character, a ``memchr``)."""
 _SPREAD = re.compile(rf"(?:{_CHAR}{_SEPARATOR}){{{_RUN_CHARS - 1},}}")
 _EACH = re.compile(rf"({_CHAR}){_SEPARATOR}")
 _MARKS = "\u200b\u200c\u200d\u2060\ufeff\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff" \
@@ -47,8 +54,9 @@ _LOOK_ALIKE = re.compile(f"[\uff01-\uff5e\U0001d400-\U0001d7ff{_MARKS}][{_MARKS}
 def nul_tokens(text: str) -> list[tuple[int, int, str]]:
     """Each character of a run spread by NULs (or their renderings), with its separator."""
     tokens: list[tuple[int, int, str]] = []
+    gates = [first for first, gate in _GATES.items() if first in text and gate.search(text)]
     for sep, lead in _LEADS.items():
-        if sep not in text:
+        if sep[0] not in gates:
             continue
         pos = end = 0
         while found := lead.search(text, pos):

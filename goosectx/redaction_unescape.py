@@ -116,7 +116,7 @@ def escaped_char(match: re.Match[str]) -> str:
     return chr(value) if value <= 0x10FFFF else "\ufffd"
 
 
-def _escapes(text: str, wide: bool) -> Iterator[tuple[int, int, str]]:
+def escapes(text: str, wide: bool = False) -> Iterator[tuple[int, int, str]]:
     """Each backslash escape and HTML reference of ``text``: (start, end, its character)."""
     slashed, entity = _reading(wide)
     found = [r.finditer(text) for r, mark in ((slashed, "\\"), (entity, "&")) if mark in text]
@@ -145,7 +145,7 @@ class Unescaped:
         if tokens is None:
             if not may_hold_escape(text):
                 return
-            tokens = _escapes(text, wide)
+            tokens = escapes(text, wide)
         pieces: list[str] = []
         pos = size = 0
         for start, end, char in tokens:  # (in order, apart; each read as one character)
