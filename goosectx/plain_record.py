@@ -71,7 +71,7 @@ def _setstate(self: Any, state: list[Any]) -> None:
 
 def _init(cls: type[Any]) -> Any:
     """``cls``'s frozen-dataclass ``__init__``: the one method compiled (``exec``) per class."""
-    env: dict[str, Any] = {"_object": object, "_FACTORY": _FACTORY}
+    env: dict[str, Any] = {"_object": object, "_FACTORY": _FACTORY, "__name__": cls.__module__}
     params, body = [], []
     for f in fields(cls):
         if not f.init or not f.compare or f.hash is not None or f.kw_only:
@@ -139,6 +139,7 @@ def _frozen(cls: type[_T], hashed: bool) -> type[_T]:
     for name, method in _methods(made, hashed).items():
         if method is not None and name not in ("__getstate__", "__setstate__"):
             method.__qualname__ = f"{made.__qualname__}.{name}"
+            method.__module__ = made.__module__
         setattr(made, name, method)
     params = made.__dataclass_params__  # type: ignore[attr-defined]
     params.init = params.repr = params.eq = params.frozen = True
