@@ -16,10 +16,10 @@ attachment never needs it, nor does a ``compact --dry-run`` (0.44 ms of import).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any, Literal
 
 from goosectx.lazy_pattern import LazyPattern
+from goosectx.plain_record import frozen_record
 
 AttachmentKind = Literal["file", "resource", "image"]
 ATTACHMENT_KINDS: tuple[AttachmentKind, ...] = ("file", "resource", "image")
@@ -28,7 +28,7 @@ _TAG_START = LazyPattern(r"<(?=[\s/]*[Aa][Tt][Tt][Aa][Cc][Hh][Mm][Ee][Nn][Tt])")
 allowed). Spelt without ``re.IGNORECASE``, which made the substitution twice as slow."""
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_record
 class Attachment:
     """Something attached to a message: its content and where it came from.
 

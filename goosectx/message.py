@@ -8,7 +8,7 @@ names from :mod:`goosectx.conversation`, which re-exports them.
 from __future__ import annotations
 
 import uuid
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import field, fields, replace
 from datetime import UTC, datetime
 from typing import Any, Literal, NamedTuple
 
@@ -25,12 +25,13 @@ from goosectx.parts import (
     part_to_dict,
     slot_twin,
 )
+from goosectx.plain_record import unhashable_record
 from goosectx.usage import Usage
 
 Role = Literal["user", "assistant"]
 
 
-@dataclass(frozen=True, slots=True)
+@unhashable_record
 class MessageMetadata:
     """Visibility flags and markers of a message.
 
@@ -161,7 +162,7 @@ def new_message_id() -> str:
     return "msg_" + uuid.uuid4().hex
 
 
-@dataclass(frozen=True, slots=True)
+@unhashable_record
 class Message:
     """One message of a conversation.
 

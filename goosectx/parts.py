@@ -9,10 +9,11 @@ Import them from :mod:`goosectx.conversation`, which re-exports every name here.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, fields
+from dataclasses import fields
 from typing import Any, Literal, TypeAlias
 
 from goosectx.attachment import Attachment
+from goosectx.plain_record import frozen_record
 
 SCHEMA_VERSION = 2
 """Version of the JSON form of messages and exports.
@@ -57,7 +58,7 @@ def arguments_json(arguments: dict[str, Any] | None, raw_arguments: str | None) 
     return compact_json(arguments)
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_record
 class TextContent:
     """Plain text (Markdown for the assistant)."""
 
@@ -65,7 +66,7 @@ class TextContent:
     type: Literal["text"] = "text"
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_record
 class ToolRequest:
     """A tool call the model asked for.
 
@@ -89,7 +90,7 @@ class ToolRequest:
         return arguments_json(self.arguments, self.raw_arguments)
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_record
 class ToolResponse:
     """The result of a tool call.
 
@@ -108,7 +109,7 @@ class ToolResponse:
     type: Literal["tool_response"] = "tool_response"
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_record
 class ThinkingContent:
     """Model reasoning, kept for display and never summarised.
 
@@ -120,7 +121,7 @@ class ThinkingContent:
     type: Literal["thinking"] = "thinking"
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_record
 class SystemNotification:
     """A notice for the user (never sent to the model).
 

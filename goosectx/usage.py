@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Literal
 
-from goosectx.plain_record import compared_record
+from goosectx.plain_record import compared_record, frozen_record
 
 CallPurpose = Literal["reply", "compaction", "tool_pairs"]
 
@@ -121,7 +121,7 @@ def format_cap_usd(cap_usd: float) -> str:
     return f"${whole}.{decimals.ljust(2, '0')}"
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_record
 class Usage:
     """Token usage of one model call, or a sum of calls.
 
