@@ -121,6 +121,8 @@ class CommandForms:
             only when each of these matches an allow rule too, or the rule covering the simple
             command spells it up to that program (``shell(uv run pytest*)``); a wrapper's rule
             covers the wrapper only.
+        runs: Each program the normalisation reached, as ``(name, its arguments, the
+            ``NAME=value`` assignments before it)``, for :mod:`goosectx.deny_backstop`.
     """
 
     all: tuple[str, ...]
@@ -132,6 +134,7 @@ class CommandForms:
     inner: tuple[str, ...] = ()
     beyond: str | None = None
     started: tuple[tuple[str, str, str], ...] = ()
+    runs: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = ()
 
 
 @dataclass(slots=True)
@@ -151,6 +154,7 @@ class _Reading:
     top: list[Word] = field(default_factory=list)  # the simple command's words (started's head)
     dirs: LineDirs | None = None  # where each part of the line runs (protected_paths)
     where: Where | None = None  # where the command read now runs
+    runs: list[tuple[str, tuple[str, ...], tuple[str, ...]]] = field(default_factory=list)
 
 
 def _computed(word: Word) -> bool:
@@ -181,7 +185,7 @@ def command_forms(part: Part, line: str = "", dirs: LineDirs | None = None) -> C
     return CommandForms(tuple(dict.fromkeys(f for f in r.forms if f)), allow, tuple(r.steps),
                         unreadable, tuple(r.code), tuple(dict.fromkeys(f for f in r.maybe if f)),
                         tuple(r.inner), r.beyond[0] if r.beyond else None,
-                        tuple(dict.fromkeys(r.started)))
+                        tuple(dict.fromkeys(r.started)), tuple(r.runs))
 
 
 def _allow_form(words: list[Word]) -> str:
@@ -291,6 +295,7 @@ def _normalise(words: list[Word], r: _Reading, depth: int,  # noqa: C901, PLR091
         if any(w.value.startswith("BASH_FUNC_") for w in words):
             reasons.append("it defines a function for the bash it starts")  # env BASH_FUNC_x%%
         args = [w.value for w in words[1:]]
+        r.runs.append((name, tuple(args), tuple(assigned)))  # deny_backstop
         fixed = not any(_computed(w) for w in words[1:])  # its inner lines are as written
         hidden = hidden_commands(name, args, r.fed) or hidden_program(
             name, args, r.fed, r.where) or (  # r.where: cd .git && tee HEAD

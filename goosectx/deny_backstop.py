@@ -1,0 +1,174 @@
+"""The deny backstop: a deny or ask rule catches the program it names wherever the line runs it.
+
+docs/architecture.md §4, clause 2 of the one approval decision: part of how
+:mod:`goosectx.permissions` reads a shell line under shell deny or ask rules. The readings of
+:mod:`goosectx.shell_command` follow the programs goosectx models (wrappers, runners,
+interpreters, git, make …); a program it does not know may run a word of its arguments
+(``rustup run stable rm -rf src``, ``brew sh -c 'rm -rf src'``, ``mvn exec:exec
+-Dexec.executable=rm``, ``pm2 start rm``). So when a rule names program P and an unknown
+program's argument holds P — as the word, the first word of a command line in a word with a
+blank, or the value of ``--opt=VALUE`` / ``-Dkey=VALUE`` / ``NAME=VALUE`` — the line is asked
+about, the reason naming the part, P, the rule and the program goosectx does not know. An
+unknown program's arguments are not data; a modelled program's are judged by its model
+(:data:`KNOWN`: grep's pattern, echo's text and a commit message are data).
+
+A variable a program reads as a command (:func:`env_runs`) is read the same way, for every
+program: ``CC='rm -rf src' make x``, ``make x CC=rm``, ``export CC=rm; make x``,
+``MAKEFLAGS='CC=rm' make``, ``CARGO_TARGET_…_RUNNER=rm cargo run``, ``GOFLAGS=-toolexec=rm go
+build``; ``PERL5DB`` is perl code ``perl -d`` runs (:func:`perl_debugger`).
+
+What the command text shows, not a sandbox. Core module: no printing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from fnmatch import fnmatchcase
+from textwrap import shorten
+
+from goosectx.awk_program import AWK
+from goosectx.code_options import IPYTHON
+from goosectx.line_options import LINE_OPTIONS
+from goosectx.option_table import OPTIONS
+from goosectx.runner_table_extra import DATA_PROGRAMS, RUNNING_VERBS, SETTINGS
+from goosectx.sed_script import SED
+from goosectx.shell_assign import DECLARATIONS
+from goosectx.shell_builtins import SHELLS
+from goosectx.shell_command import CommandForms
+from goosectx.shell_lexer import lex
+from goosectx.shell_program import after_keywords
+from goosectx.shell_runner_options import GRAMMARS
+from goosectx.shell_runners import INTERPRETER, RUNNERS, SU_LIKE, VIM, code_runs
+from goosectx.shell_unwrap import WRAPPERS
+from goosectx.shell_words import ASSIGNMENT_WORD
+
+KNOWN = DATA_PROGRAMS | RUNNERS | frozenset(WRAPPERS) | SHELLS | frozenset(SU_LIKE) | (
+    DECLARATIONS) | AWK | SED | frozenset(n.split(" ", 1)[0] for n in (*OPTIONS, *GRAMMARS)) | (
+    frozenset(LINE_OPTIONS)) | {
+    "eval", "trap", "xargs", "env", "exec", "source", ".", "sudo"}
+"""The programs goosectx models (:data:`DATA_PROGRAMS`, runners, wrappers, shells, awk, sed,
+the option tables' programs), besides every interpreter (:func:`modelled`)."""
+
+_MAX_WORDS = 400
+"""Most words of one line's commands the backstop reads (a longer line asks elsewhere)."""
+
+
+def modelled(name: str, args: tuple[str, ...] = ()) -> bool:
+    """True when goosectx models ``name``'s arguments (:data:`KNOWN`, an interpreter, vim).
+
+    Not when a word of ``args`` is a subcommand of :data:`RUNNING_VERBS` (``brew sh``); such
+    a tool's other subcommands are (``brew install git``).
+    """
+    if name in RUNNING_VERBS:
+        return not RUNNING_VERBS[name].intersection(args)
+    return name in KNOWN or any(p.fullmatch(name) for p in (INTERPRETER, VIM, IPYTHON))
+
+
+def _named(word: str, programs: set[str]) -> str | None:
+    """The program of ``programs`` that ``word`` names (``rm``, ``/bin/rm``), or ``None``."""
+    name = word.rsplit("/", 1)[-1] if "/" in word else word
+    return next((p for p in programs if p and fnmatchcase(name, p)), None)
+
+
+def _line_programs(text: str) -> Iterator[str]:
+    """The program of each simple command of ``text`` read as a shell line (``-c 'rm x'``)."""
+    for part in lex(text):
+        words = [w.value for w in after_keywords(part.words, part.piped)]
+        yield next((w for w in words if not ASSIGNMENT_WORD.match(w)), "")
+
+
+def word_names(word: str, programs: set[str], depth: int = 0) -> str | None:
+    """The program of ``programs`` ``word`` may start: as itself, its line, or its value.
+
+    ``rm``; ``'rm -rf src'`` or ``'cd /; rm x'`` (a line with a blank); ``--command=rm``,
+    ``-Dexec.executable=rm``, ``CC=rm``, ``MAKEFLAGS='CC=rm'`` (the value, read the same way).
+    """
+    if depth > 3 or not word:
+        return None
+    if (found := _named(word, programs)) is not None:
+        return found
+    if any(c.isspace() or c in ";|&" for c in word):  # 'rm -rf src', cmake's 'rm;-rf;src'
+        for one in [*_line_programs(word), *word.split()]:
+            if (found := word_names(one, programs, depth + 1)) is not None:
+                return found
+        return None
+    name, equals, value = word.partition("=")
+    if equals and name and not name.startswith("'"):
+        return word_names(value, programs, depth + 1)
+    return None
+
+
+def env_runs(variables: dict[str, str], programs: set[str]) -> tuple[str, str] | None:
+    """``(variable, program)``: a variable whose value starts a program ``programs`` hold.
+
+    ``CC='rm -rf src'``, ``CARGO_TARGET_X_RUNNER=rm``, ``GOFLAGS=-toolexec=rm``,
+    ``MAKEFLAGS='CC=rm'``: build tools run such values (make's ``$(CC)``, cargo's runner, go's
+    ``-toolexec``); a program goosectx does not know may too.
+    """
+    for variable, value in variables.items():
+        if (found := word_names(value, programs)) is not None:
+            return variable, found
+    return None
+
+
+def perl_debugger(name: str, args: tuple[str, ...], variables: dict[str, str]) -> str | None:
+    """Why ``perl -d`` runs ``PERL5DB``'s code that may run commands, or ``None``."""
+    code = variables.get("PERL5DB")
+    if code is None or not INTERPRETER.fullmatch(name) or not name.startswith("perl"):
+        return None
+    debugs = any(a.startswith("-d") or (a.startswith("-") and not a.startswith("--")
+                                        and "d" in a[1:].split("e")[0]) for a in args)
+    return "PERL5DB's perl code, which perl -d runs, runs commands" if debugs and code_runs(
+        "perl", code) else None
+
+
+def _exported(name: str, args: tuple[str, ...]) -> dict[str, str]:
+    """The variables ``export NAME=VALUE`` (``declare -x`` …) hands to later commands."""
+    if name != "export" and not (name in DECLARATIONS and any(
+            a.startswith("-") and "x" in a for a in args)):
+        return {}
+    return {k: v for a in args if ASSIGNMENT_WORD.match(a) for k, _, v in [a.partition("=")]}
+
+
+def backstop(subjects: list[CommandForms], named: dict[str, str]) -> str | None:
+    """Why the line may run a program a deny or ask rule names, unseen by the readings, or ``None``.
+
+    ``named``: each program the shell deny and ask rules name → the first rule naming it
+    (``rm`` → ``shell(rm *)``; ``""`` for ``shell(*)``). See the module docstring.
+    """
+    programs = set(named)
+    exported: dict[str, str] = {}
+    budget = _MAX_WORDS
+    for subject in subjects:
+        shown = shorten(" ".join(subject.all[0].split()), 80, placeholder=" …") if (
+            subject.all) else ""
+        for name, args, env in subject.runs:
+            budget -= 1 + len(args)
+            if budget < 0:
+                return None
+            variables = {**exported, **{k: v for k, _, v in (e.partition("=") for e in env)}}
+            why = perl_debugger(name, args, variables)
+            if why is not None:
+                return f"{why}, in `{shown}`"
+            if (hit := env_runs(variables, programs)) is not None:
+                return (f"`{shown}` may run {hit[1]}, which {_rule(named, hit[1])} names: "
+                        f"{name} may run {hit[0]}'s value as a program")
+            if name in SETTINGS and (hit := env_runs(dict(
+                    a.partition("=")[::2] for a in args if "=" in a), programs)) is not None:
+                return (f"`{shown}` may run {hit[1]}, which {_rule(named, hit[1])} names: "
+                        f"{name} may run the value of its setting {hit[0]} as a program")
+            if modelled(name, args):
+                continue
+            found = next(filter(None, (word_names(a, programs) for a in args)), None)
+            if found is not None:
+                verb = next((a for a in args if a in RUNNING_VERBS.get(name, ())), None)
+                what = f"what {name} {verb} runs" if verb else name
+                return (f"`{shown}` may run {found}, which {_rule(named, found)} names; "
+                        f"goosectx does not know {what}")
+        for name, args, _env in subject.runs:
+            exported |= _exported(name, args)
+    return None
+
+
+def _rule(named: dict[str, str], program: str) -> str:
+    return f"the rule {named[program]}"
