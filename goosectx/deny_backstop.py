@@ -28,6 +28,7 @@ from textwrap import shorten
 
 from goosectx.awk_program import AWK
 from goosectx.code_options import IPYTHON
+from goosectx.inline_code_extra import ALIASES, OPAQUE
 from goosectx.line_options import LINE_OPTIONS
 from goosectx.option_table import OPTIONS
 from goosectx.runner_table_extra import DATA_PROGRAMS, RUNNING_VERBS, SETTINGS
@@ -44,7 +45,7 @@ from goosectx.shell_words import ASSIGNMENT_WORD
 
 KNOWN = DATA_PROGRAMS | RUNNERS | frozenset(WRAPPERS) | SHELLS | frozenset(SU_LIKE) | (
     DECLARATIONS) | AWK | SED | frozenset(n.split(" ", 1)[0] for n in (*OPTIONS, *GRAMMARS)) | (
-    frozenset(LINE_OPTIONS)) | {
+    frozenset(LINE_OPTIONS)) | frozenset(ALIASES) | frozenset(OPAQUE) | {
     "eval", "trap", "xargs", "env", "exec", "source", ".", "sudo"}
 """The programs goosectx models (:data:`DATA_PROGRAMS`, runners, wrappers, shells, awk, sed,
 the option tables' programs), besides every interpreter (:func:`modelled`)."""

@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from itertools import takewhile
 
 from goosectx.awk_program import AWK, awk_beyond, awk_commands
+from goosectx.inline_code_extra import any_inline_code
 from goosectx.protected_paths import LineDirs, Where, chdir_where
 from goosectx.sed_script import SED, sed_beyond
 from goosectx.shell_arith import arithmetic_reason
@@ -59,7 +60,6 @@ from goosectx.shell_runners import (
     SU_LIKE,
     SUBCOMMAND_RUNNERS,
     hidden_program,
-    inline_code,
     option_lines,
     runner_starts,
 )
@@ -313,7 +313,7 @@ def _normalise(words: list[Word], r: _Reading, depth: int,  # noqa: C901, PLR091
                 reasons.append(f"{name} runs the commands it reads from its standard input")
             elif stream := script_stream(script, r.fed):  # bash <(…), bash /dev/fd/3
                 reasons.append(f"{name} runs the commands it reads from {stream}")
-        code = inline_code(name, args, r.fed)
+        code = any_inline_code(name, args, r.fed)  # jruby -e, ghc -e: inline_code_extra
         if code is not None and any(w.expands and w.value in code for w in words[1:]) or (
                 name in ("sed", "gsed") and computed_script(args, [w.expands for w in words[1:]])):
             code = COMPUTED  # python3 -c "$(cat x)", sed "$x": bash makes the code at run time
