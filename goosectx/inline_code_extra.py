@@ -31,14 +31,14 @@ OPAQUE: dict[str, tuple[str, ...]] = {
     "clj": ("-e", "--eval"), "raku": ("-e",), "perl6": ("-e",), "rakudo": ("-e",),
     "crystal": ("eval",), "ocaml": ("-e",), "scala": ("-e",), "kotlin": ("-e",),
     "jrunscript": ("-e",), "swift": ("-e",), "pry": ("-e",), "gforth": ("-e", "--evaluate"),
-    "pike": ("-e",), "hy": ("-c",), "mongo": ("--eval",), "mongosh": ("--eval",),
-    "rc": ("-c",), "es": ("-c",), "murex": ("-c",), "ion": ("-c",), "nu": ("-c",),
-    "elvish": ("-c",), "xonsh": ("-c",)}
+    "pike": ("-e",), "hy": ("-c",), "mongo": ("--eval",), "rc": ("-c",), "es": ("-c",),
+    "murex": ("-c",), "ion": ("-c",)}
 """Interpreters whose ways to run a program the rules do not model, and their inline-code
-options (``crystal eval CODE``: a subcommand): any inline code of theirs may run one."""
+options (``crystal eval CODE``: a subcommand): any inline code of theirs may run one (the legacy
+``mongo`` shell's ``runProgram``; mongosh's code is node's: :mod:`goosectx.shell_languages`)."""
 REPLS = frozenset({"irb", "jshell", "pry", "ghci", "octave", "octave-cli", "scala", "kotlin",
-                   "mongo", "mongosh", "bb", "clojure", "clj", "raku", "perl6", "hy", "swift",
-                   "rc", "es", "murex", "ion", "nu", "elvish", "xonsh", "gforth"})
+                   "bb", "clojure", "clj", "raku", "perl6", "hy", "swift", "rc", "es",
+                   "murex", "ion", "gforth"})
 """Interpreters that run what their standard input holds when given no script."""
 _RUNS = re.compile(r"\bwebbrowser\b|\bdo\s+shell\s+script\b")
 """Code that runs a command :data:`goosectx.shell_runners._RUNS_COMMANDS` does not list."""
