@@ -22,7 +22,6 @@ What the command text shows, not a sandbox. Core module: no printing.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from fnmatch import fnmatchcase
 from textwrap import shorten
 
@@ -35,9 +34,8 @@ from goosectx.runner_table_extra import DATA_PROGRAMS, RUNNING_VERBS, SETTINGS
 from goosectx.sed_script import SED
 from goosectx.shell_assign import DECLARATIONS
 from goosectx.shell_builtins import SHELLS
-from goosectx.shell_command import CommandForms
+from goosectx.shell_command import CommandForms, command_forms
 from goosectx.shell_lexer import lex
-from goosectx.shell_program import after_keywords
 from goosectx.shell_runner_options import GRAMMARS
 from goosectx.shell_runners import INTERPRETER, RUNNERS, SU_LIKE, VIM, code_runs
 from goosectx.shell_unwrap import WRAPPERS
@@ -49,10 +47,6 @@ KNOWN = DATA_PROGRAMS | RUNNERS | frozenset(WRAPPERS) | SHELLS | frozenset(SU_LI
     "eval", "trap", "xargs", "env", "exec", "source", ".", "sudo"}
 """The programs goosectx models (:data:`DATA_PROGRAMS`, runners, wrappers, shells, awk, sed,
 the option tables' programs), besides every interpreter (:func:`modelled`)."""
-
-_MAX_WORDS = 400
-"""Most words of one line's commands the backstop reads (a longer line asks elsewhere)."""
-
 
 def modelled(name: str, args: tuple[str, ...] = ()) -> bool:
     """True when goosectx models ``name``'s arguments (:data:`KNOWN`, an interpreter, vim).
@@ -66,36 +60,49 @@ def modelled(name: str, args: tuple[str, ...] = ()) -> bool:
 
 
 def _named(word: str, programs: set[str]) -> str | None:
-    """The program of ``programs`` that ``word`` names (``rm``, ``/bin/rm``), or ``None``."""
+    """The program of ``programs`` ``word`` names (``rm``, ``/bin/rm``; no URL), or ``None``."""
+    if "://" in word:
+        return None
     name = word.rsplit("/", 1)[-1] if "/" in word else word
     return next((p for p in programs if p and fnmatchcase(name, p)), None)
 
 
-def _line_programs(text: str) -> Iterator[str]:
-    """The program of each simple command of ``text`` read as a shell line (``-c 'rm x'``)."""
+def _line_names(text: str, programs: set[str]) -> str | None:
+    """The program of ``programs`` ``text`` may run read as a shell line (``-c 'sudo rm x'``).
+
+    Each program its reading reaches (:attr:`CommandForms.runs`: ``sudo rm``, ``bash -c 'rm
+    x'``) and where a runner's command may start (:attr:`CommandForms.maybe`); not the words
+    of a program it does not know (``--message 'please rm it'`` is text).
+    """
     for part in lex(text):
-        words = [w.value for w in after_keywords(part.words, part.piped)]
-        yield next((w for w in words if not ASSIGNMENT_WORD.match(w)), "")
+        forms = command_forms(part, text)
+        for name, _args, _env in forms.runs:
+            if (found := _named(name, programs)) is not None:
+                return found
+        for form in forms.maybe:
+            if (found := _named(form.split(" ", 1)[0], programs)) is not None:
+                return found
+    return None
 
 
 def word_names(word: str, programs: set[str], depth: int = 0) -> str | None:
     """The program of ``programs`` ``word`` may start: as itself, its line, or its value.
 
-    ``rm``; ``'rm -rf src'`` or ``'cd /; rm x'`` (a line with a blank); ``--command=rm``,
-    ``-Dexec.executable=rm``, ``CC=rm``, ``MAKEFLAGS='CC=rm'`` (the value, read the same way).
+    ``rm``; ``'rm -rf src'`` or ``'cd /; sudo rm x'`` (a line with a blank or a separator);
+    ``--command=rm``, ``-Dexec.executable=rm``, ``CC=rm``, ``MAKEFLAGS='CC=rm'``,
+    ``exec:rm`` (the value, read the same way).
     """
     if depth > 3 or not word:
         return None
     if (found := _named(word, programs)) is not None:
         return found
+    for mark in "=:":  # --command='rm -rf src': the value, read as a word of its own
+        name, marked, value = word.partition(mark)
+        if marked and name and not any(c.isspace() for c in name) and not value.startswith(
+                "//") and (found := word_names(value, programs, depth + 1)) is not None:
+            return found
     if any(c.isspace() or c in ";|&" for c in word):  # 'rm -rf src', cmake's 'rm;-rf;src'
-        for one in [*_line_programs(word), *word.split()]:
-            if (found := word_names(one, programs, depth + 1)) is not None:
-                return found
-        return None
-    name, equals, value = word.partition("=")
-    if equals and name and not name.startswith("'"):
-        return word_names(value, programs, depth + 1)
+        return _line_names(word, programs)
     return None
 
 
@@ -139,14 +146,10 @@ def backstop(subjects: list[CommandForms], named: dict[str, str]) -> str | None:
     """
     programs = set(named)
     exported: dict[str, str] = {}
-    budget = _MAX_WORDS
     for subject in subjects:
         shown = shorten(" ".join(subject.all[0].split()), 80, placeholder=" …") if (
             subject.all) else ""
         for name, args, env in subject.runs:
-            budget -= 1 + len(args)
-            if budget < 0:
-                return None
             variables = {**exported, **{k: v for k, _, v in (e.partition("=") for e in env)}}
             why = perl_debugger(name, args, variables)
             if why is not None:

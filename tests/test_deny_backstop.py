@@ -51,6 +51,9 @@ UNKNOWN_RUNNERS = {
     "mangohud rm -rf src": "mangohud",
     "foo -- /bin/rm -rf src": "foo",
     "foo --exec='cd /; rm -rf src'": "foo",
+    "foo --run 'sudo -u root rm -rf src'": "foo",
+    "foo --hook \"bash -c 'rm -rf src'\"": "foo",
+    "foo exec:rm": "foo",
 }
 
 
@@ -102,7 +105,8 @@ EVERYDAY = [
     "cmake -DCMAKE_BUILD_TYPE=Release ..", "GOFLAGS=-mod=mod go build ./...",
     "npm install rimraf", "uv run pytest -q", "tldr git", "jq '.rm' x.json", "node x.js rm",
     "python3 x.py rm", "flatpak install flathub org.x", "heroku logs --tail", "mvn -q test",
-    "pm2 list", "foo --name=x bar", "export RM=1; foo",
+    "pm2 list", "foo --name=x bar", "export RM=1; foo", "foo --message 'please rm it, then git push'",
+    "foo http://example.com/rm",
 ]
 
 
