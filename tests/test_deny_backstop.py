@@ -57,12 +57,18 @@ UNKNOWN_RUNNERS = {
 }
 
 
+def asked_why(command: str, rules: PermissionRules = DENY_RM) -> str:
+    """The reason of the ask ``command`` gets in auto mode under ``rules``."""
+    verdict = shell_verdict(rules, command)
+    assert verdict.action == "ask", (command, verdict.reason)
+    return verdict.reason
+
+
 @pytest.mark.parametrize("command", list(UNKNOWN_RUNNERS))
 def test_a_program_goosectx_does_not_know_may_run_the_denied_one(command: str) -> None:
-    verdict = shell_verdict(DENY_RM, command)
-    assert verdict.action == "ask", command
-    assert verdict.reason.startswith(f"`{command}` may run rm, which the rule shell(rm *) names"
-                                     f"; goosectx does not know {UNKNOWN_RUNNERS[command]}")
+    assert asked_why(command).startswith(f"`{command}` may run rm, which the rule shell(rm *) "
+                                         f"names; goosectx does not know "
+                                         f"{UNKNOWN_RUNNERS[command]}")
     check_under_deny_rm(command, "ask")  # a shell(*) allow rule does not run it either
 
 
@@ -84,15 +90,13 @@ SETTINGS = {
 
 @pytest.mark.parametrize("command", list(SETTINGS))
 def test_a_setting_naming_the_denied_program_is_asked_about(command: str) -> None:
-    verdict = shell_verdict(DENY_RM, command)
-    assert verdict.action == "ask", command
-    assert "may run rm, which the rule shell(rm *) names: " + SETTINGS[command] in verdict.reason
+    assert "may run rm, which the rule shell(rm *) names: " + SETTINGS[command] in asked_why(
+        command)
 
 
 def test_perl_debugger_code_from_perl5db_is_asked_about() -> None:
-    verdict = shell_verdict(DENY_RM, """PERL5DB='BEGIN{system("rm -rf src")}' perl -d x.pl""")
-    assert verdict.action == "ask"
-    assert verdict.reason.startswith("PERL5DB's perl code, which perl -d runs, runs commands")
+    assert asked_why("""PERL5DB='BEGIN{system("rm -rf src")}' perl -d x.pl""").startswith(
+        "PERL5DB's perl code, which perl -d runs, runs commands")
     assert action(DENY_RM, "PERL5DB='BEGIN{print 1}' perl -d x.pl") == "run"
 
 
@@ -117,9 +121,8 @@ def test_everyday_commands_naming_rm_or_git_as_data_still_run(command: str) -> N
 
 
 def test_an_ask_rule_is_caught_the_same_way_and_named() -> None:
-    verdict = shell_verdict(PermissionRules(ask=("shell(git push*)",)), "lerna exec -- git push")
-    assert verdict.action == "ask"
-    assert "may run git, which the rule shell(git push*) names" in verdict.reason
+    assert "may run git, which the rule shell(git push*) names" in asked_why(
+        "lerna exec -- git push", PermissionRules(ask=("shell(git push*)",)))
 
 
 def test_without_a_deny_or_ask_rule_auto_runs_it() -> None:

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import pytest
 
-from tests.rules_support import DENY_RM, action, shell_verdict
+from tests.rules_support import DENY_RM, action
+from tests.test_deny_backstop import asked_why
 
 RUNS_RM = {
     "jruby -e 'system(\"rm -rf src\")'": "jruby",
@@ -52,19 +53,14 @@ RUNS_RM = {
 
 @pytest.mark.parametrize("command", list(RUNS_RM))
 def test_inline_code_that_may_run_rm_is_asked_about(command: str) -> None:
-    verdict = shell_verdict(DENY_RM, command)
-    assert verdict.action == "ask", command
-    assert verdict.reason.startswith(f"its inline {RUNS_RM[command]} code runs commands"), (
-        verdict.reason)
+    assert asked_why(command).startswith(f"its inline {RUNS_RM[command]} code runs commands")
 
 
 @pytest.mark.parametrize("command", ["jshell <<'EOF'\nRuntime.getRuntime().exec(\"rm x\");\nEOF",
                                      "irb <<'EOF'\nsystem('rm -rf src')\nEOF",
                                      "echo 'system(\"rm x\")' | irb"])
 def test_a_repl_fed_its_code_is_asked_about(command: str) -> None:
-    verdict = shell_verdict(DENY_RM, command)
-    assert verdict.action == "ask"
-    assert "runs a program it reads from its standard input" in verdict.reason
+    assert "runs a program it reads from its standard input" in asked_why(command)
 
 
 @pytest.mark.parametrize("command", ["jruby -e 'puts 1'", "tsx -e 'console.log(1)'",
