@@ -48,6 +48,7 @@ KNOWN = DATA_PROGRAMS | RUNNERS | frozenset(WRAPPERS) | SHELLS | frozenset(SU_LI
 """The programs goosectx models (:data:`DATA_PROGRAMS`, runners, wrappers, shells, awk, sed,
 the option tables' programs), besides every interpreter (:func:`modelled`)."""
 
+
 def modelled(name: str, args: tuple[str, ...] = ()) -> bool:
     """True when goosectx models ``name``'s arguments (:data:`KNOWN`, an interpreter, vim).
 
@@ -76,7 +77,7 @@ def _line_names(text: str, programs: set[str]) -> str | None:
     """
     for part in lex(text):
         forms = command_forms(part, text)
-        for name, _args, _env in forms.runs:
+        for name, *_rest in forms.runs:
             if (found := _named(name, programs)) is not None:
                 return found
         for form in forms.maybe:
@@ -149,7 +150,7 @@ def backstop(subjects: list[CommandForms], named: dict[str, str]) -> str | None:
     for subject in subjects:
         shown = shorten(" ".join(subject.all[0].split()), 80, placeholder=" …") if (
             subject.all) else ""
-        for name, args, env in subject.runs:
+        for name, args, env, tried in subject.runs:
             variables = {**exported, **{k: v for k, _, v in (e.partition("=") for e in env)}}
             why = perl_debugger(name, args, variables)
             if why is not None:
@@ -161,7 +162,7 @@ def backstop(subjects: list[CommandForms], named: dict[str, str]) -> str | None:
                     a.partition("=")[::2] for a in args if "=" in a), programs)) is not None:
                 return (f"`{shown}` may run {hit[1]}, which {_rule(named, hit[1])} names: "
                         f"{name} may run the value of its setting {hit[0]} as a program")
-            if modelled(name, args):
+            if tried or modelled(name, args):  # docker run img git status: maybe's forms
                 continue
             found = next(filter(None, (word_names(a, programs) for a in args)), None)
             if found is not None:
@@ -169,7 +170,7 @@ def backstop(subjects: list[CommandForms], named: dict[str, str]) -> str | None:
                 what = f"what {name} {verb} runs" if verb else name
                 return (f"`{shown}` may run {found}, which {_rule(named, found)} names; "
                         f"goosectx does not know {what}")
-        for name, args, _env in subject.runs:
+        for name, args, _env, _tried in subject.runs:
             exported |= _exported(name, args)
     return None
 

@@ -29,6 +29,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from itertools import takewhile
+from typing import TypeAlias
 
 from goosectx.awk_program import AWK, awk_beyond, awk_commands
 from goosectx.inline_code_extra import any_inline_code
@@ -87,6 +88,10 @@ def shell_parts(command: str) -> list[str]:
 _SUBSCRIPT_RUNS = re.compile(r"\[[^\]]*(?:\$\(|`)")  # 'a[$(rm x)]': run by [[ -eq ]], $((x))
 _MAX_DEPTH = 8
 
+Run: TypeAlias = tuple[str, tuple[str, ...], tuple[str, ...], bool]
+""":attr:`CommandForms.runs`' entries."""
+
+
 @dataclass(frozen=True, slots=True)
 class CommandForms:
     """The forms of one simple command that permission rules are matched against.
@@ -122,7 +127,8 @@ class CommandForms:
             command spells it up to that program (``shell(uv run pytest*)``); a wrapper's rule
             covers the wrapper only.
         runs: Each program the normalisation reached, as ``(name, its arguments, the
-            ``NAME=value`` assignments before it)``, for :mod:`goosectx.deny_backstop`.
+            ``NAME=value`` assignments before it, whether it is one of a runner's tried starts
+            (:attr:`maybe`))``, for :mod:`goosectx.deny_backstop`.
     """
 
     all: tuple[str, ...]
@@ -134,7 +140,7 @@ class CommandForms:
     inner: tuple[str, ...] = ()
     beyond: str | None = None
     started: tuple[tuple[str, str, str], ...] = ()
-    runs: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = ()
+    runs: tuple[Run, ...] = ()
 
 
 @dataclass(slots=True)
@@ -154,7 +160,8 @@ class _Reading:
     top: list[Word] = field(default_factory=list)  # the simple command's words (started's head)
     dirs: LineDirs | None = None  # where each part of the line runs (protected_paths)
     where: Where | None = None  # where the command read now runs
-    runs: list[tuple[str, tuple[str, ...], tuple[str, ...]]] = field(default_factory=list)
+    runs: list[Run] = field(default_factory=list)
+    tried: bool = False  # reading a runner's tried starts (CommandForms.maybe)
 
 
 def _computed(word: Word) -> bool:
@@ -295,7 +302,7 @@ def _normalise(words: list[Word], r: _Reading, depth: int,  # noqa: C901, PLR091
         if any(w.value.startswith("BASH_FUNC_") for w in words):
             reasons.append("it defines a function for the bash it starts")  # env BASH_FUNC_x%%
         args = [w.value for w in words[1:]]
-        r.runs.append((name, tuple(args), tuple(assigned)))  # deny_backstop
+        r.runs.append((name, tuple(args), tuple(assigned), r.tried))  # deny_backstop
         fixed = not any(_computed(w) for w in words[1:])  # its inner lines are as written
         hidden = hidden_commands(name, args, r.fed) or hidden_program(
             name, args, r.fed, r.where) or (  # r.where: cd .git && tee HEAD
@@ -376,9 +383,10 @@ def _run_by(name: str, words: list[Word], r: _Reading, depth: int) -> None:
             verb_at is not None) else ():
         if not (name in LINE_RUNNERS and reading and any(c.isspace() for c in reading[0].value)):
             _starts(starter, reading, r)  # an allow rule must cover each: shell(uv run*) + pytest's
-    before = len(r.forms)
+    before, tried, r.tried = len(r.forms), r.tried, True
     for start in starts:
         _normalise(words[start:], r, depth + 1)
+    r.tried = tried
     if name in LINE_RUNNERS:  # parallel 'rm {}' ::: x, entr -s 'ls; rm x': a line of its own
         for value in args:
             if any(c.isspace() for c in value):

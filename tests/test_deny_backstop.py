@@ -110,7 +110,8 @@ EVERYDAY = [
     "npm install rimraf", "uv run pytest -q", "tldr git", "jq '.rm' x.json", "node x.js rm",
     "python3 x.py rm", "flatpak install flathub org.x", "heroku logs --tail", "mvn -q test",
     "pm2 list", "foo --name=x bar", "export RM=1; foo", "foo --message 'please rm it, then git push'",
-    "foo http://example.com/rm",
+    "foo http://example.com/rm", "docker run --rm img git status", "docker exec box git log",
+    "kubectl exec pod -- git status",
 ]
 
 
