@@ -22,6 +22,9 @@ DATA_PROGRAMS = frozenset({
     "true", "false", "test", "[", "[[", "expr", "bc", "dc", "factor", "numfmt", "iconv",
     "dos2unix", "unix2dos", "wc", "sort", "tsort", "pr", "look", "locate", "mlocate", "xdg-mime",
     "jq", "yq", "xq", "gojq", "fx", "gron", "tomlq", "xmllint", "xmlstarlet", "csvlook", "mdcat",
+    "sd", "rga", "ugrep", "xsv", "qsv", "mlr", "dasel", "htmlq", "pup", "nano",
+    "micro", "hx", "subl", "cloc", "tokei", "scc", "comby", "semgrep", "ast-grep", "gitleaks",
+    "trufflehog", "typos", "vale", "aspell", "hunspell",
     "pandoc", "glow", "figlet", "cowsay", "lolcat", "say", "espeak", "notify-send", "logger",
     "wall", "mail", "mailx", "sendmail", "tput", "stty", "clear", "reset", "printenv",
     # lookups that name a program as data
