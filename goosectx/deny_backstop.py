@@ -91,12 +91,19 @@ def word_names(word: str, programs: set[str], depth: int = 0) -> str | None:
 
     ``rm``; ``'rm -rf src'`` or ``'cd /; sudo rm x'`` (a line with a blank or a separator);
     ``--command=rm``, ``-Dexec.executable=rm``, ``CC=rm``, ``MAKEFLAGS='CC=rm'``,
-    ``exec:rm`` (the value, read the same way).
+    ``exec:rm`` (the value, read the same way); ``'!rm x'`` (a shell escape); ``rm,-rf,x``
+    (``gcc -wrapper``'s program and arguments).
     """
     if depth > 3 or not word:
         return None
     if (found := _named(word, programs)) is not None:
         return found
+    if word.startswith("!") or "," in word and not any(c.isspace() for c in word):
+        # dc -e '!rm x', a shell escape; gcc -wrapper rm,-rf,x: a program and its arguments
+        found = word_names(word[1:].lstrip() if word.startswith("!") else word.split(",")[0],
+                           programs, depth + 1)
+        if found is not None:
+            return found
     for mark in "=:":  # --command='rm -rf src': the value, read as a word of its own
         name, marked, value = word.partition(mark)
         if marked and name and not any(c.isspace() for c in name) and not value.startswith(

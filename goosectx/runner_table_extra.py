@@ -19,13 +19,13 @@ DATA_PROGRAMS = frozenset({
     "colordiff", "delta", "bat", "batcat", "ls", "exa", "eza", "stat", "readlink", "realpath",
     "basename", "dirname", "touch", "mkdir", "rmdir", "rm", "chmod", "chown", "chgrp", "unlink",
     "truncate", "shred", "tee", "split", "csplit", "base64", "base32", "yes", "seq", "sleep",
-    "true", "false", "test", "[", "[[", "expr", "bc", "dc", "factor", "numfmt", "iconv",
+    "true", "false", "test", "[", "[[", "expr", "bc", "factor", "numfmt", "iconv",
     "dos2unix", "unix2dos", "wc", "sort", "tsort", "pr", "look", "locate", "mlocate", "xdg-mime",
-    "jq", "yq", "xq", "gojq", "fx", "gron", "tomlq", "xmllint", "xmlstarlet", "csvlook", "mdcat",
+    "jq", "yq", "xq", "gojq", "gron", "tomlq", "xmllint", "xmlstarlet", "csvlook", "mdcat",
     "sd", "rga", "ugrep", "xsv", "qsv", "mlr", "dasel", "htmlq", "pup", "nano",
     "micro", "hx", "subl", "cloc", "tokei", "scc", "comby", "semgrep", "ast-grep", "gitleaks",
     "trufflehog", "typos", "vale", "aspell", "hunspell",
-    "pandoc", "glow", "figlet", "cowsay", "lolcat", "say", "espeak", "notify-send", "logger",
+    "glow", "figlet", "cowsay", "lolcat", "say", "espeak", "notify-send", "logger",
     "wall", "mail", "mailx", "sendmail", "tput", "stty", "clear", "reset", "printenv",
     # lookups that name a program as data
     "which", "whereis", "type", "whatis", "apropos", "man", "info", "help", "tldr", "cheat",
@@ -79,7 +79,10 @@ RUNNING_VERBS: dict[str, frozenset[str]] = {name: frozenset(verbs) for name, ver
         "watch",), "dotnet": ("exec",), "npm": ("exec", "x", "run-script"),
     "gradle": ("exec",), "az": ("run-command",), "aws": ("send-command", "execute-command"),
     "helm": ("--post-renderer",), "pyenv": ("exec",), "rbenv": ("exec",), "nodenv": (
-        "exec",), "goenv": ("exec",), "jenv": ("exec",)}.items()}
+        "exec",), "goenv": ("exec",), "jenv": ("exec",), "nvm": ("exec", "run"), "fnm": (
+        "exec",), "volta": ("run",), "opam": ("exec",), "cabal": ("exec",), "stack": ("exec",),
+    "ghcup": ("run",), **dict.fromkeys(("gcc", "g++", "cc", "c++", "clang", "clang++"), (
+        "-wrapper",))}.items()}
 """Programs of :data:`DATA_PROGRAMS` or the option tables whose subcommand runs a command
 given in their arguments (``rustup run stable rm``, ``gem exec rm``, ``meson devenv rm``,
 ``mvn exec:exec -Dexec.executable=rm``, ``firebase emulators:exec 'rm x'``, ``pm2 start

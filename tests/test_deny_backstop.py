@@ -54,6 +54,12 @@ UNKNOWN_RUNNERS = {
     "foo --run 'sudo -u root rm -rf src'": "foo",
     "foo --hook \"bash -c 'rm -rf src'\"": "foo",
     "foo exec:rm": "foo",
+    "dc -e '!rm -rf src'": "dc",
+    "pandoc --filter rm x.md": "pandoc",
+    "gcc -wrapper rm,-rf,src x.c": "what gcc -wrapper runs",
+    "nvm exec 18 rm -rf src": "what nvm exec runs",
+    "opam exec -- rm -rf src": "what opam exec runs",
+    "fzf --preview 'rm -rf {}'": "fzf",
 }
 
 
@@ -111,7 +117,8 @@ EVERYDAY = [
     "python3 x.py rm", "flatpak install flathub org.x", "heroku logs --tail", "mvn -q test",
     "pm2 list", "foo --name=x bar", "export RM=1; foo", "foo --message 'please rm it, then git push'",
     "foo http://example.com/rm", "docker run --rm img git status", "docker exec box git log",
-    "kubectl exec pod -- git status",
+    "kubectl exec pod -- git status", "gcc -o x x.c", "nvm use 18", "pandoc -o x.html x.md",
+    "sd 'rm' 'del' notes.txt", "semgrep -e 'rm -rf $X' --lang bash",
 ]
 
 
