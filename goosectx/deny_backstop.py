@@ -22,6 +22,7 @@ What the command text shows, not a sandbox. Core module: no printing.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from fnmatch import fnmatchcase
 from textwrap import shorten
 
@@ -36,6 +37,7 @@ from goosectx.shell_assign import DECLARATIONS
 from goosectx.shell_builtins import SHELLS
 from goosectx.shell_command import CommandForms, command_forms
 from goosectx.shell_lexer import lex
+from goosectx.shell_program import after_keywords
 from goosectx.shell_runner_options import GRAMMARS
 from goosectx.shell_runners import INTERPRETER, RUNNERS, SU_LIKE, VIM, code_runs
 from goosectx.shell_unwrap import WRAPPERS
@@ -68,14 +70,25 @@ def _named(word: str, programs: set[str]) -> str | None:
     return next((p for p in programs if p and fnmatchcase(name, p)), None)
 
 
+_STARTERS = RUNNERS | frozenset(WRAPPERS) | SHELLS | frozenset(SU_LIKE) | {"eval", "env", "xargs"}
+"""Programs that start another: a quoted line that begins with one is read in full."""
+
+
 def _line_names(text: str, programs: set[str]) -> str | None:
     """The program of ``programs`` ``text`` may run read as a shell line (``-c 'sudo rm x'``).
 
-    Each program its reading reaches (:attr:`CommandForms.runs`: ``sudo rm``, ``bash -c 'rm
-    x'``) and where a runner's command may start (:attr:`CommandForms.maybe`); not the words
-    of a program it does not know (``--message 'please rm it'`` is text).
+    Each simple command's program; for one that starts another (``sudo``, ``bash -c``), each
+    program its reading reaches (:attr:`CommandForms.runs`) and where a runner's command may
+    start (:attr:`CommandForms.maybe`); not the words of a program it does not know
+    (``--message 'please rm it'`` is text).
     """
     for part in lex(text):
+        words = [w.value for w in after_keywords(part.words, part.piped)]
+        first = next((w for w in words if not ASSIGNMENT_WORD.match(w)), "")
+        if (found := _named(first, programs)) is not None:
+            return found
+        if first.rsplit("/", 1)[-1] not in _STARTERS:
+            continue
         forms = command_forms(part, text)
         for name, *_rest in forms.runs:
             if (found := _named(name, programs)) is not None:
@@ -114,15 +127,17 @@ def word_names(word: str, programs: set[str], depth: int = 0) -> str | None:
     return None
 
 
-def env_runs(variables: dict[str, str], programs: set[str]) -> tuple[str, str] | None:
-    """``(variable, program)``: a variable whose value starts a program ``programs`` hold.
+def env_runs(variables: dict[str, str], names: Callable[[str], str | None],
+             ) -> tuple[str, str] | None:
+    """``(variable, program)``: a variable whose value starts a program ``names`` finds.
 
     ``CC='rm -rf src'``, ``CARGO_TARGET_X_RUNNER=rm``, ``GOFLAGS=-toolexec=rm``,
     ``MAKEFLAGS='CC=rm'``: build tools run such values (make's ``$(CC)``, cargo's runner, go's
-    ``-toolexec``); a program goosectx does not know may too.
+    ``-toolexec``); a program goosectx does not know may too. ``names``: :func:`word_names`
+    for the rules' programs, each value read once per line.
     """
     for variable, value in variables.items():
-        if (found := word_names(value, programs)) is not None:
+        if (found := names(value)) is not None:
             return variable, found
     return None
 
@@ -154,6 +169,13 @@ def backstop(subjects: list[CommandForms], named: dict[str, str]) -> str | None:
     """
     programs = set(named)
     exported: dict[str, str] = {}
+    read: dict[str, str | None] = {}  # each value read once: export A='x y' …; true; true …
+
+    def names(word: str) -> str | None:
+        if word not in read:
+            read[word] = word_names(word, programs)
+        return read[word]
+
     for subject in subjects:
         shown = shorten(" ".join(subject.all[0].split()), 80, placeholder=" …") if (
             subject.all) else ""
@@ -162,16 +184,16 @@ def backstop(subjects: list[CommandForms], named: dict[str, str]) -> str | None:
             why = perl_debugger(name, args, variables)
             if why is not None:
                 return f"{why}, in `{shown}`"
-            if (hit := env_runs(variables, programs)) is not None:
+            if (hit := env_runs(variables, names)) is not None:
                 return (f"`{shown}` may run {hit[1]}, which {_rule(named, hit[1])} names: "
                         f"{name} may run {hit[0]}'s value as a program")
             if name in SETTINGS and (hit := env_runs(dict(
-                    a.partition("=")[::2] for a in args if "=" in a), programs)) is not None:
+                    a.partition("=")[::2] for a in args if "=" in a), names)) is not None:
                 return (f"`{shown}` may run {hit[1]}, which {_rule(named, hit[1])} names: "
                         f"{name} may run the value of its setting {hit[0]} as a program")
             if tried or modelled(name, args):  # docker run img git status: maybe's forms
                 continue
-            found = next(filter(None, (word_names(a, programs) for a in args)), None)
+            found = next(filter(None, map(names, args)), None)
             if found is not None:
                 verb = next((a for a in args if a in RUNNING_VERBS.get(name, ())), None)
                 what = f"what {name} {verb} runs" if verb else name
