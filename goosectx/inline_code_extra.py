@@ -32,7 +32,7 @@ OPAQUE: dict[str, tuple[str, ...]] = {
     "crystal": ("eval",), "ocaml": ("-e",), "scala": ("-e",), "kotlin": ("-e",),
     "jrunscript": ("-e",), "swift": ("-e",), "pry": ("-e",), "gforth": ("-e", "--evaluate"),
     "pike": ("-e",), "hy": ("-c",), "mongo": ("--eval",), "rc": ("-c",), "es": ("-c",),
-    "murex": ("-c",), "ion": ("-c",)}
+    "murex": ("-c",), "ion": ("-c",), "matlab": ("-batch", "-r")}
 """Interpreters whose ways to run a program the rules do not model, and their inline-code
 options (``crystal eval CODE``: a subcommand): any inline code of theirs may run one (the legacy
 ``mongo`` shell's ``runProgram``; mongosh's code is node's: :mod:`goosectx.shell_languages`)."""

@@ -46,6 +46,7 @@ RUNS_RM = {
     "es -c 'rm -rf src'": "es",
     "murex -c 'rm -rf src'": "murex",
     "ion -c 'rm -rf src'": "ion",
+    "matlab -batch 'system(\"rm -rf src\")'": "matlab",
     "python3 -c 'import webbrowser; webbrowser.get(\"rm -rf %s\").open(\"src\")'": "python3",
     "osascript -e 'do shell script \"rm -rf src\"'": "osascript",
 }
