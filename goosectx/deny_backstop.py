@@ -22,6 +22,7 @@ What the command text shows, not a sandbox. Core module: no printing.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from fnmatch import fnmatchcase
 from textwrap import shorten
@@ -42,13 +43,15 @@ from goosectx.shell_runner_options import GRAMMARS
 from goosectx.shell_runners import INTERPRETER, RUNNERS, SU_LIKE, VIM, code_runs
 from goosectx.shell_unwrap import WRAPPERS
 from goosectx.shell_words import ASSIGNMENT_WORD
+from goosectx.shell_wrappers import FD, STARTERS
 
 KNOWN = DATA_PROGRAMS | RUNNERS | frozenset(WRAPPERS) | SHELLS | frozenset(SU_LIKE) | (
     DECLARATIONS) | AWK | SED | frozenset(n.split(" ", 1)[0] for n in (*OPTIONS, *GRAMMARS)) | (
-    frozenset(LINE_OPTIONS)) | frozenset(ALIASES) | frozenset(OPAQUE) | {
+    frozenset(LINE_OPTIONS)) | frozenset(ALIASES) | frozenset(OPAQUE) | STARTERS | FD | {
     "eval", "trap", "xargs", "env", "exec", "source", ".", "sudo"}
 """The programs goosectx models (:data:`DATA_PROGRAMS`, runners, wrappers, shells, awk, sed,
-the option tables' programs), besides every interpreter (:func:`modelled`)."""
+tmux, screen, expect, fd, the option tables' programs), besides every interpreter
+(:func:`modelled`)."""
 
 
 def modelled(name: str, args: tuple[str, ...] = ()) -> bool:
@@ -99,6 +102,14 @@ def _line_names(text: str, programs: set[str]) -> str | None:
     return None
 
 
+_OPTION_NAME = re.compile(r"-{0,2}[\w.+-]+")
+"""What may name an option, a setting or a variable before its ``=VALUE`` (``--command``,
+``-Dexec.executable``, ``CC``, ``exec`` of ``exec:rm``): not ``x!`` of ``x!=rm f``."""
+_MODELLED_VARIABLES = re.compile(r"GIT_CONFIG_(?:KEY|VALUE)_\d+")
+"""Variables another module reads by their meaning (:mod:`goosectx.shell_git`:
+``GIT_CONFIG_VALUE_0`` is a command only for a key that runs one)."""
+
+
 def word_names(word: str, programs: set[str], depth: int = 0) -> str | None:
     """The program of ``programs`` ``word`` may start: as itself, its line, or its value.
 
@@ -119,8 +130,8 @@ def word_names(word: str, programs: set[str], depth: int = 0) -> str | None:
             return found
     for mark in "=:":  # --command='rm -rf src': the value, read as a word of its own
         name, marked, value = word.partition(mark)
-        if marked and name and not any(c.isspace() for c in name) and not value.startswith(
-                "//") and (found := word_names(value, programs, depth + 1)) is not None:
+        if marked and _OPTION_NAME.fullmatch(name) and not value.startswith("//") and (
+                found := word_names(value, programs, depth + 1)) is not None:
             return found
     if any(c.isspace() or c in ";|&" for c in word):  # 'rm -rf src', cmake's 'rm;-rf;src'
         return _line_names(word, programs)
@@ -137,7 +148,7 @@ def env_runs(variables: dict[str, str], names: Callable[[str], str | None],
     for the rules' programs, each value read once per line.
     """
     for variable, value in variables.items():
-        if (found := names(value)) is not None:
+        if not _MODELLED_VARIABLES.fullmatch(variable) and (found := names(value)) is not None:
             return variable, found
     return None
 

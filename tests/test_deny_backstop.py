@@ -60,6 +60,10 @@ UNKNOWN_RUNNERS = {
     "nvm exec 18 rm -rf src": "what nvm exec runs",
     "opam exec -- rm -rf src": "what opam exec runs",
     "fzf --preview 'rm -rf {}'": "fzf",
+    # the loader runs ./a.out and tmux runs `echo\; 'rm x'` (the program `echo;`), each with
+    # an argument rm: programs goosectx does not know
+    "/lib64/ld-linux-x86-64.so.2 --library-path /x ./a.out rm": "a.out",
+    "tmux new -d 'echo\\;' 'rm x'": "echo;",
 }
 
 
