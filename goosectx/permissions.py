@@ -40,6 +40,7 @@ from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import Any
 
+from goosectx.deny_backstop import backstop
 from goosectx.permission_rules import (
     BUILTIN_TOOLS,
     PermissionRules,
@@ -246,13 +247,15 @@ CANNOT_CHECK = "which the deny and ask rules cannot check"
 def _unreadable(rules: PermissionRules, subjects: list[CommandForms]) -> str | None:
     """Why a part escapes the shell's deny and ask rules, or ``None`` (only shell rules count).
 
-    :func:`goosectx.shell_unchecked.unchecked`, given the programs those rules name.
+    :func:`goosectx.shell_unchecked.unchecked`, given the programs those rules name, then
+    :func:`goosectx.deny_backstop.backstop` (``rustup run stable rm``), given each one's rule.
     """
-    specs = [spec for rule in (*rules.deny, *rules.ask)
-             for name, spec in [_parsed(rule)] if name is not None and fnmatchcase("shell", name)]
-    if not specs:
+    named = {(spec or "").split(" ", 1)[0].rstrip("*"): rule
+             for rule in reversed((*rules.deny, *rules.ask))  # the first rule naming one
+             for name, spec in [_parsed(rule)] if name is not None and fnmatchcase("shell", name)}
+    if not named:
         return None
-    return unchecked(subjects, {(spec or "").split(" ", 1)[0].rstrip("*") for spec in specs})
+    return unchecked(subjects, set(named)) or backstop(subjects, named)
 
 
 def shell_checks(rules: PermissionRules) -> bool:

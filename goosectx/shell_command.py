@@ -32,6 +32,7 @@ from itertools import takewhile
 
 from goosectx.awk_program import AWK, awk_beyond, awk_commands
 from goosectx.diff_targets import diff_writes, redirected_diff
+from goosectx.inline_code_extra import any_inline_code
 from goosectx.protected_paths import LineDirs, Where, build_elsewhere, chdir_where
 from goosectx.sed_script import SED, sed_beyond
 from goosectx.shell_arith import arithmetic_reason
@@ -48,7 +49,7 @@ from goosectx.shell_builtins import (
     shell_script,
 )
 from goosectx.shell_deferred import run_time_words
-from goosectx.shell_forms import CommandForms
+from goosectx.shell_forms import CommandForms, Run
 from goosectx.shell_git import variable_lines
 from goosectx.shell_languages import language_commands, sets_startup_command
 from goosectx.shell_lexer import Part, Word, lex, unexpanded
@@ -64,7 +65,6 @@ from goosectx.shell_runners import (
     SU_LIKE,
     SUBCOMMAND_RUNNERS,
     hidden_program,
-    inline_code,
     option_lines,
     runner_starts,
 )
@@ -113,6 +113,8 @@ class _Reading:
     remote: bool = False  # in a container or on another host (docker exec, ssh): no path here
     line: str = ""  # the whole line (patch <<'EOF': its diff is in it)
     code_words: list[str] = field(default_factory=list)  # python3 -c '…' as written: not bash
+    runs: list[Run] = field(default_factory=list)
+    tried: bool = False  # reading a runner's tried starts (CommandForms.maybe)
 
 
 def _computed(word: Word) -> bool:
@@ -149,7 +151,7 @@ def command_forms(part: Part, line: str = "", dirs: LineDirs | None = None) -> C
     return CommandForms(tuple(dict.fromkeys(f for f in r.forms if f)), allow, tuple(r.steps),
                         unreadable, tuple(r.code), tuple(dict.fromkeys(f for f in r.maybe if f)),
                         tuple(r.inner), r.beyond[0] if r.beyond else None,
-                        tuple(dict.fromkeys(r.started)))
+                        tuple(dict.fromkeys(r.started)), tuple(r.runs))
 
 
 def _allow_form(words: list[Word]) -> str:
@@ -260,6 +262,7 @@ def _normalise(words: list[Word], r: _Reading, depth: int,  # noqa: C901, PLR091
         if any(w.value.startswith("BASH_FUNC_") for w in words):
             reasons.append("it defines a function for the bash it starts")  # env BASH_FUNC_x%%
         args = [w.value for w in words[1:]]
+        r.runs.append((name, tuple(args), tuple(assigned), r.tried))  # deny_backstop
         fixed = not any(_computed(w) for w in words[1:])  # its inner lines are as written
         hidden = hidden_commands(name, args, r.fed) or hidden_program(
             name, args, r.fed, r.where) or (  # r.where: cd .git && tee HEAD
@@ -280,7 +283,7 @@ def _normalise(words: list[Word], r: _Reading, depth: int,  # noqa: C901, PLR091
                 reasons.append(f"{name} runs the commands it reads from its standard input")
             elif stream := script_stream(script, r.fed):  # bash <(…), bash /dev/fd/3
                 reasons.append(f"{name} runs the commands it reads from {stream}")
-        code = inline_code(name, args, r.fed)
+        code = any_inline_code(name, args, r.fed)  # jruby -e, ghc -e: inline_code_extra
         if code is not None and any(w.expands and w.value in code for w in words[1:]) or (
                 name in ("sed", "gsed") and computed_script(args, [w.expands for w in words[1:]])):
             code = COMPUTED  # python3 -c "$(cat x)", sed "$x": bash makes the code at run time
@@ -358,9 +361,10 @@ def _run_by(name: str, words: list[Word], r: _Reading, depth: int) -> None:
             verb_at is not None) else ():
         if not (name in LINE_RUNNERS and reading and any(c.isspace() for c in reading[0].value)):
             _starts(starter, reading, r)  # an allow rule must cover each: shell(uv run*) + pytest's
-    before = len(r.forms)
+    before, tried, r.tried = len(r.forms), r.tried, True
     for start in starts:
         _normalise(words[start:], r, depth + 1)
+    r.tried = tried
     if name in LINE_RUNNERS:  # parallel 'rm {}' ::: x, entr -s 'ls; rm x': a line of its own
         for value in args:
             if any(c.isspace() for c in value):

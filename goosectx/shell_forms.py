@@ -8,6 +8,10 @@ docs/architecture.md §4, clause 2 of the one approval decision: what
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TypeAlias
+
+Run: TypeAlias = tuple[str, tuple[str, ...], tuple[str, ...], bool]
+""":attr:`CommandForms.runs`' entries."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,6 +48,9 @@ class CommandForms:
             only when each of these matches an allow rule too, or the rule covering the simple
             command spells it up to that program (``shell(uv run pytest*)``); a wrapper's rule
             covers the wrapper only.
+        runs: Each program the normalisation reached, as ``(name, its arguments, the
+            ``NAME=value`` assignments before it, whether it is one of a runner's tried starts
+            (:attr:`maybe`))``, for :mod:`goosectx.deny_backstop`.
     """
 
     all: tuple[str, ...]
@@ -55,3 +62,4 @@ class CommandForms:
     inner: tuple[str, ...] = ()
     beyond: str | None = None
     started: tuple[tuple[str, str, str], ...] = ()
+    runs: tuple[Run, ...] = ()

@@ -18,8 +18,9 @@ from __future__ import annotations
 from fnmatch import fnmatchcase
 from textwrap import shorten
 
+from goosectx.inline_code_extra import any_code_runs
 from goosectx.shell_forms import CommandForms
-from goosectx.shell_runners import COMPUTED, STDIN, code_runs
+from goosectx.shell_runners import COMPUTED, STDIN
 
 
 def unchecked(subjects: list[CommandForms], programs: set[str]) -> str | None:
@@ -45,7 +46,7 @@ def _unchecked(subject: CommandForms, programs: set[str]) -> str | None:
             return f"{interpreter} runs a program " + (
                 "it reads from its standard input or a stream" if code == STDIN else
                 "made at run time")
-        if code_runs(interpreter, code):
+        if any_code_runs(interpreter, code):
             return f"its inline {interpreter} code runs commands"
     for program, _computed, arguments in subject.steps:
         if arguments and ({"", program} & programs or any(

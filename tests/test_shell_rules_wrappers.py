@@ -117,7 +117,7 @@ STILL_RUN = [
     "tmux ls", "tmux attach -t build", "tmux kill-session -t build", "tmux has-session -t x",
     "tmux new-session -d -s build 'make -j4'", "tmux capture-pane -p -t build",
     "screen -ls", "screen -dmS build make", "expect deploy.exp", "expect -v",
-    "sudo tmux new -d 'make'", "tmux new -d 'echo\\;' 'rm x'", "tmux new -d -e PS1='> '",
+    "sudo tmux new -d 'make'", "tmux new -d 'echo\\;' 'ls x'", "tmux new -d -e PS1='> '",
     "fd -e py x",
     "fd x -x echo {} ';' -e rm", "make -j4 test", "make -f Makefile all",
     "env -S 'python3 -u' x.py", "env -S 'make -j2'", "env python3 -u x.py",

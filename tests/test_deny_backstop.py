@@ -1,0 +1,141 @@
+"""The deny backstop: under ``--deny 'shell(rm *)'`` a line that may run rm is asked about.
+
+Whatever program runs it — one goosectx does not know (``rustup run``, ``pm2 start``,
+``vglrun``), a subcommand that runs a command (``brew sh``, ``meson devenv``), a build tool's
+setting (``make x CC=rm``, ``GOFLAGS=-toolexec=rm``) — and the reason names the part, the
+program and what goosectx does not know; everyday commands that name rm or git as data still
+run (docs/architecture.md §4).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from goosectx.permissions import PermissionRules
+from tests.rules_support import DENY_RM, action, check_under_deny_rm, shell_verdict
+
+UNKNOWN_RUNNERS = {
+    "rustup run stable rm -rf src": "what rustup run runs",
+    "gem exec rm -rf src": "what gem exec runs",
+    "composer exec rm -rf src": "what composer exec runs",
+    "brew sh -c 'rm -rf src'": "what brew sh runs",
+    "brew bundle exec -- rm -rf src": "what brew bundle runs",
+    "meson devenv -C build rm -rf src": "what meson devenv runs",
+    "just --command rm -rf src": "just",
+    "lerna exec -- rm -rf src": "what lerna exec runs",
+    "rtx exec -- rm -rf src": "what rtx exec runs",
+    "flox activate -- rm -rf src": "what flox activate runs",
+    "flatpak run --command=rm org.x -rf src": "what flatpak run runs",
+    "apptainer exec img.sif rm -rf src": "what apptainer exec runs",
+    "singularity exec img.sif rm -rf src": "what singularity exec runs",
+    "lxc exec c -- rm -rf src": "what lxc exec runs",
+    "heroku run rm -rf src": "what heroku run runs",
+    "railway run rm -rf src": "what railway run runs",
+    "fly ssh console -C 'rm -rf src'": "what fly ssh runs",
+    "gcloud compute ssh vm --command='rm -rf src'": "what gcloud ssh runs",
+    "ansible localhost -m shell -a 'rm -rf src'": "ansible",
+    "salt-call cmd.run 'rm -rf src'": "salt-call",
+    "firebase emulators:exec 'rm -rf src'": "what firebase emulators:exec runs",
+    "watchman-make -p '**' --run 'rm -rf src'": "watchman-make",
+    "reflex -- rm -rf src": "reflex",
+    "pm2 start rm -- -rf src": "what pm2 start runs",
+    "torify rm -rf src": "torify",
+    "gksudo rm -rf src": "gksudo",
+    "kdesu -c 'rm -rf src'": "kdesu",
+    "xinit rm -rf src": "xinit",
+    "vglrun rm -rf src": "vglrun",
+    "primusrun rm -rf src": "primusrun",
+    "optirun rm -rf src": "optirun",
+    "prime-run rm -rf src": "prime-run",
+    "gamemoderun rm -rf src": "gamemoderun",
+    "mangohud rm -rf src": "mangohud",
+    "foo -- rm -rf src": "foo",
+    "foo --exec='cd /; rm -rf src'": "foo",
+    "foo --run 'sudo -u root rm -rf src'": "foo",
+    "foo --hook \"bash -c 'rm -rf src'\"": "foo",
+    "foo exec:rm": "foo",
+    "dc -e '!rm -rf src'": "dc",
+    "pandoc --filter rm x.md": "pandoc",
+    "gcc -wrapper rm,-rf,src x.c": "what gcc -wrapper runs",
+    "nvm exec 18 rm -rf src": "what nvm exec runs",
+    "opam exec -- rm -rf src": "what opam exec runs",
+    "fzf --preview 'rm -rf {}'": "fzf",
+    # the loader runs ./a.out and tmux runs `echo\; 'rm x'` (the program `echo;`), each with
+    # an argument rm: programs goosectx does not know
+    "/lib64/ld-linux-x86-64.so.2 --library-path /x ./a.out rm": "a.out",
+    "tmux new -d 'echo\\;' 'rm x'": "echo;",
+}
+
+
+def asked_why(command: str, rules: PermissionRules = DENY_RM) -> str:
+    """The reason of the ask ``command`` gets in auto mode under ``rules``."""
+    verdict = shell_verdict(rules, command)
+    assert verdict.action == "ask", (command, verdict.reason)
+    return verdict.reason
+
+
+@pytest.mark.parametrize("command", list(UNKNOWN_RUNNERS))
+def test_a_program_goosectx_does_not_know_may_run_the_denied_one(command: str) -> None:
+    assert asked_why(command).startswith(f"`{command}` may run rm, which the rule shell(rm *) "
+                                         f"names; goosectx does not know "
+                                         f"{UNKNOWN_RUNNERS[command]}")
+    check_under_deny_rm(command, "ask")  # a shell(*) allow rule does not run it either
+
+
+SETTINGS = {
+    "make x CC=rm CFLAGS=-rf": "make may run the value of its setting CC",
+    "mvn exec:exec -Dexec.executable=rm -Dexec.args='-rf src'":
+        "mvn may run the value of its setting -Dexec.executable",
+    "cmake -DCMAKE_C_COMPILER_LAUNCHER='rm;-rf;src' .":
+        "cmake may run the value of its setting -DCMAKE_C_COMPILER_LAUNCHER",
+    "CC='rm -rf src --' make x": "make may run CC's value",
+    "export CC='rm -rf src'; make x": "make may run CC's value",
+    "MAKEFLAGS='CC=rm' make x": "make may run MAKEFLAGS's value",
+    "CARGO_TARGET_X86_64_UNKNOWN_LINUX_GNU_RUNNER='rm -rf src2' cargo run":
+        "cargo may run CARGO_TARGET_X86_64_UNKNOWN_LINUX_GNU_RUNNER's value",
+    "GOFLAGS=-toolexec=rm go build": "go may run GOFLAGS's value",
+    "GOFLAGS=-exec=rm go test": "go may run GOFLAGS's value",
+}
+
+
+@pytest.mark.parametrize("command", list(SETTINGS))
+def test_a_setting_naming_the_denied_program_is_asked_about(command: str) -> None:
+    assert "may run rm, which the rule shell(rm *) names: " + SETTINGS[command] in asked_why(
+        command)
+
+
+def test_perl_debugger_code_from_perl5db_is_asked_about() -> None:
+    assert asked_why("""PERL5DB='BEGIN{system("rm -rf src")}' perl -d x.pl""").startswith(
+        "PERL5DB's perl code, which perl -d runs, runs commands")
+    assert action(DENY_RM, "PERL5DB='BEGIN{print 1}' perl -d x.pl") == "run"
+
+
+EVERYDAY = [
+    "brew install git", "yay -S git", "apt-get install -y git rm", "pyenv install 3.12",
+    "gh pr create --title 'rm old code' --body 'git push later'",
+    "git commit -m 'rm -rf src; git push'", "grep -rn 'rm -rf' src", "echo rm -rf src",
+    "which rm git", "man rm", "command -v git", "ps aux | grep git", "pytest -k rm",
+    "cargo test rm", "make test CC=gcc", "CC=gcc make", "export CC=clang; make",
+    "cmake -DCMAKE_BUILD_TYPE=Release -B build", "GOFLAGS=-mod=mod go build ./...",
+    "npm install rimraf", "uv run pytest -q", "tldr git", "jq '.rm' x.json", "node x.js rm",
+    "python3 x.py rm", "flatpak install flathub org.x", "heroku logs --tail", "mvn -q test",
+    "pm2 list", "foo --name=x bar", "export RM=1; foo", "foo --message 'please rm it, then git push'",
+    "foo http://example.com/rm", "docker run --rm img git status", "docker exec box git log",
+    "kubectl exec pod -- git status", "gcc -o x x.c", "nvm use 18", "pandoc -o x.html x.md",
+    "sd 'rm' 'del' notes.txt", "semgrep -e 'rm -rf $X' --lang bash",
+]
+
+
+@pytest.mark.parametrize("command", EVERYDAY)
+def test_everyday_commands_naming_rm_or_git_as_data_still_run(command: str) -> None:
+    for deny in ("shell(rm *)", "shell(git push*)"):
+        assert action(PermissionRules(deny=(deny,)), command) == "run", (deny, command)
+
+
+def test_an_ask_rule_is_caught_the_same_way_and_named() -> None:
+    assert "may run git, which the rule shell(git push*) names" in asked_why(
+        "lerna exec -- git push", PermissionRules(ask=("shell(git push*)",)))
+
+
+def test_without_a_deny_or_ask_rule_auto_runs_it() -> None:
+    assert action(PermissionRules(), "rustup run stable rm -rf src") == "run"
