@@ -24,7 +24,7 @@ from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 
-from goosectx.find_words import find_patterns, walks_links
+from goosectx.find_words import find_exec_printed, find_patterns, walks_links
 from goosectx.glob_words import MAX_NAMES, pattern_paths
 from goosectx.link_view import link_itself, link_view
 from goosectx.option_values import make_directories, venv_interpreter
@@ -124,7 +124,9 @@ def outside_words(command: str, working_dir: Path,
             -1] in RUNS_ON_FOUND or follows_links(args) else None
         if walked_through is None:  # find -L docs, ls -LR docs: lists what a link leads to
             walked_through = walks_links(args)
-        yield from _links_out(walked_through, dirs, working_dir, real_dir)
+        filtered = Listing(walked_through or [], find_exec_printed(
+            [w.value for w in args[1:]])) if args[0].value.rsplit("/", 1)[-1] == "find" else None
+        yield from _links_out(walked_through, dirs, working_dir, real_dir, filtered)
         yield from tree_links_out(args, dirs, working_dir, real_dir)  # ruff check ., tree_walkers
         declares = args[0].value in DECLARATIONS
         patterns = find_patterns(args)  # find . -path '../*': a name to match, no path

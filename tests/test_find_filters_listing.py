@@ -69,3 +69,28 @@ def test_find_exec_that_may_reach_a_sensitive_file_still_asks(project: Path,
     verdict = shell_verdict(RULES, command, "smart_approve", working_dir=project)
     assert verdict.action == "ask", verdict.reason
     assert ".env" in verdict.reason, verdict.reason
+
+
+def test_find_exec_in_a_project_with_a_venv_runs(project: Path, tmp_path: Path) -> None:
+    """test29c: in a project whose ``.venv/bin/python3`` leads outside it, README's ``find .
+    -name '*.py' -exec wc -l {} +`` asked ". (holding .venv/bin/python3 → …) is outside"."""
+    outside = tmp_path / "python3.11"
+    outside.write_text("")
+    (project / ".venv" / "bin").mkdir(parents=True)
+    (project / ".venv" / "bin" / "python3").symlink_to(outside)
+    for command in ("find . -name '*.py' -exec wc -l {} +", "find . -name '*.pyc' -delete"):
+        verdict = shell_verdict(RULES, command, "smart_approve", working_dir=project)
+        assert verdict.action == "run", (command, verdict.reason)
+    verdict = shell_verdict(RULES, "find . -name 'python*' -exec cat {} +", "smart_approve",
+                            working_dir=project)
+    assert verdict.action == "ask" and "outside the project" in verdict.reason, verdict.reason
+
+
+def test_find_l_exec_through_a_link_to_an_outside_dir_still_asks(project: Path,
+                                                                 tmp_path: Path) -> None:
+    (tmp_path / "lib").mkdir()
+    (tmp_path / "lib" / "x.py").write_text("")
+    (project / "extlib").symlink_to(tmp_path / "lib")
+    verdict = shell_verdict(RULES, "find -L . -name '*.py' -exec wc -l {} +", "smart_approve",
+                            working_dir=project)
+    assert verdict.action == "ask" and "extlib" in verdict.reason, verdict.reason
