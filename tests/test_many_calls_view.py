@@ -112,3 +112,20 @@ def test_the_stored_transcript_lists_every_call(world: World,
     assert "more tool calls — each is shown" not in shown
     history = world.run("/history user" + ENTER + CTRL_D, width=120)  # the REPL's replay too
     assert len(_call_lines(history, "▶ shell")) == CALLS
+
+
+def test_a_call_that_never_starts_is_drawn_before_its_result(tmp_path: Path) -> None:
+    w = World(tmp_path)
+    w.mode = "auto"
+    calls = [("shell", {"command": f"echo call{i}"}) for i in range(LIVE_CALLS_SHOWN + 3)]
+    calls[LIVE_CALLS_SHOWN + 1] = ("no_such_tool", {"x": "held"})  # refused: never started
+    w.provider.add(ScriptedReply(TEXT, tool_calls=calls), "done")
+    try:
+        out = w.run("go" + ENTER + CTRL_D, width=120)
+    finally:
+        w.store.close()
+    lines = out.splitlines()
+    at = lines.index("▶ no_such_tool  x: held")
+    assert lines[at + 1].strip().startswith("✗ no_such_tool")
+    assert lines.index(f"▶ shell  command: echo call{LIVE_CALLS_SHOWN}") < at
+    assert "… and 3 more tool calls" in out
