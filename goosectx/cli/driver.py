@@ -194,6 +194,7 @@ class TurnDriver:
             self.renderer.settle()
             decision: ApprovalDecision | ApprovalAnswer = "cancel"
             if not cancel.is_set():
+                self.renderer.asking(item.request)  # a call held back is drawn above it
                 try:
                     decision = self.ask(item.request, cancel)
                 except OSError:  # the terminal is gone (SIGHUP: the window closed)

@@ -51,7 +51,12 @@ from goosectx.shown import output_keys
 from goosectx.turn import TURN_ERROR_KEY
 from goosectx.usage import COST_UNKNOWN
 
-__all__ = ["TranscriptRenderer", "attachment_line", "compaction_rule_text"]
+__all__ = ["LIVE_CALLS_SHOWN", "TranscriptRenderer", "attachment_line", "compaction_rule_text"]
+
+LIVE_CALLS_SHOWN = 5
+"""How many of a reply's tool calls are drawn when the reply completes; the rest (when two or
+more) are one count line, each drawn right before its approval question or its result (a
+reply of 300 calls would push its text and the first question off the screen)."""
 
 
 class TranscriptRenderer(MessageView):
@@ -84,6 +89,15 @@ class TranscriptRenderer(MessageView):
         """Whether "cost unknown" was said (it is said once a session, not on every line)."""
         self.unsaved: Callable[[], int] = lambda: 0
         """How many events the session recorder holds back (a full disk): set by the REPL."""
+        self._held: list[ToolRequest] = []
+        """The reply's calls past :data:`LIVE_CALLS_SHOWN` not drawn yet, in order."""
+        self._holding: set[int] = set()
+        """The calls (by identity) the completing reply holds back: not drawn with it."""
+
+    def asking(self, request: ToolRequest) -> None:
+        """A tool call is about to be asked about: a call held back is drawn first."""
+        if self._release(request):
+            super()._tool_call(request)  # its ToolCallStarted then does not draw it again
 
     def edit_preview(self, request: ToolRequest, diff: str) -> None:
         """The diff an edit would make, drawn before its approval question."""
@@ -143,6 +157,8 @@ class TranscriptRenderer(MessageView):
             self._close_stream()
             self._input_ended |= event.response.output.startswith(INPUT_ENDED_TEXT)
             if not self._folded_unrun(event.response):
+                if self._held and self._held[0].id == event.response.id:  # never started
+                    super()._tool_call(self._held.pop(0))  # (denied, refused, not run)
                 self._tool_result(event.response)
             self.waiting()
         elif isinstance(event, Notification):
@@ -166,6 +182,36 @@ class TranscriptRenderer(MessageView):
                          f"{'it' if one else 'them'} in full")
         elif isinstance(event, TurnFinished):
             self._turn_finished(event)
+
+    def _tool_call(self, request: ToolRequest, *, again: bool = False) -> None:
+        """Live: a call the completing reply holds back is drawn when it is asked or runs."""
+        if not again and id(request) in self._holding:
+            return
+        self._release(request)
+        super()._tool_call(request, again=again)
+
+    def _release(self, request: ToolRequest) -> bool:
+        """Take ``request`` (by identity) off the calls held back; False when it was not."""
+        for i, held in enumerate(self._held):
+            if held is request:
+                del self._held[i]
+                return True
+        return False
+
+    def _hold_calls(self, message: Message) -> list[ToolRequest]:
+        """The calls of a completing reply past :data:`LIVE_CALLS_SHOWN` (none for one)."""
+        fresh = [r for r in message.tool_requests if id(r) not in self._drawn_once]
+        held = fresh[LIVE_CALLS_SHOWN:]
+        return held if len(held) > 1 else []
+
+    def _held_line(self, count: int) -> None:
+        """``… and 296 more tool calls — each is shown when it is asked about or runs``."""
+        line = (f"… and {plural(count, 'more tool call')} — each is shown when it is asked "
+                "about or runs")
+        if self.plain:
+            self._plain(line)
+        else:
+            self.console.print(Text(line, style="magenta"))
 
     def _folded_unrun(self, response: ToolResponse) -> bool:
         """True for a call a cancel left unrun after another one: counted, not drawn.
@@ -243,7 +289,15 @@ class TranscriptRenderer(MessageView):
                 return
             self._parts(message, skip_text=echoed)  # e.g. the prompt's attachments
             return
-        self._parts(message, skip_text=streamed, skip_thinking=reasoned)
+        held = self._hold_calls(message)
+        self._holding = {id(r) for r in held}
+        try:
+            self._parts(message, skip_text=streamed, skip_thinking=reasoned)
+        finally:
+            self._holding = set()
+        if held:
+            self._held.extend(held)
+            self._held_line(len(held))
         if message.metadata.cancelled and not streamed and not message.text:
             self._notice(f"(answer {message.metadata.cut_short})")
 
@@ -252,6 +306,7 @@ class TranscriptRenderer(MessageView):
         self._reply_drawn = False  # a reply that failed mid-stream completes nothing
         self._echoed_user = None
         self._drawn_once.clear()  # a call not run (denied) was drawn once only
+        self._held.clear()  # calls a cancel left unrun: counted, never drawn
         self._keyed()
         notified, self._turn_notified = self._turn_notified, False
         input_ended, self._input_ended = self._input_ended, False
