@@ -17,6 +17,8 @@ from compaction_support import SUMMARY_JSON
 from fakeserver import FakeServer
 from test_compaction_e2e import in_process_run, is_summary_call
 
+from goosectx.tokens import TokenCounter
+
 STEPS = 6
 
 
@@ -64,3 +66,32 @@ def test_a_cap_set_in_the_config_file_is_kept_in_a_small_window(
     isolated_env["config"].write_text("tool_output_max_chars = 12000\n")
     results, _summaries = loop_of_big_outputs(fake_model, tmp_path, monkeypatch)
     assert any(len(result) > 10_000 for result in results), [len(r) for r in results]
+
+
+def test_digit_output_is_capped_in_tokens_so_a_loop_does_not_compact_every_step(
+        fake_model: FakeServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # test29b LOW 1: 12 × `seq N N+400` in a 4,096-token window at threshold 0.5 made 11
+    # compactions: digits take ~2 characters a token, so a result "capped" at 4 characters a
+    # token was 909 tokens, twice its share (0.1 × the limit).
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("GOOSE_CONTEXT_LIMIT", "4096")
+    monkeypatch.setenv("GOOSE_AUTO_COMPACT_THRESHOLD", "0.5")
+    left = [f"seq {i * 1000} {i * 1000 + 400}" for i in range(12)]
+
+    def reply(body: dict[str, Any]) -> dict[str, Any]:
+        if is_summary_call(body):
+            return {"text": SUMMARY_JSON}
+        if left:
+            return {"tool_calls": [{"name": "shell", "arguments": {"command": left.pop(0)}}]}
+        return {"text": "ALL DONE"}
+
+    fake_model.add(*[reply] * 60)
+    code, out, err = in_process_run("print the twelve ranges with seq", name="seq", mode="auto")
+    assert code == 0 and "ALL DONE" in out and not left, err
+    summaries = sum(map(is_summary_call, fake_model.requests))
+    assert summaries <= 6, summaries  # was 11: one a step; now one every 2-3 steps
+    last = [m for m in fake_model.requests if not is_summary_call(m)][-1]
+    result = next(m["content"] for m in reversed(last["messages"]) if m["role"] == "tool")
+    text = result if isinstance(result, str) else json.dumps(result)
+    assert "11000" in text and "11400" in text  # its beginning and its end reach the model
+    assert TokenCounter().count_text(text) <= 410  # 0.1 × 4,096
