@@ -31,7 +31,13 @@ from goosectx.session import Session
 from goosectx.testhooks import pause_point
 from goosectx.tools.base import ToolContext, ToolRegistry
 from goosectx.tools.offering import ToolOffering
-from goosectx.tools.runner import cap_output, output_cap_chars, run_tool
+from goosectx.tools.runner import (
+    cap_output,
+    fit_output_tokens,
+    output_cap_chars,
+    output_cap_tokens,
+    run_tool,
+)
 from goosectx.turn import Turn
 
 log = logging.getLogger("goosectx.agent")
@@ -193,6 +199,10 @@ class AgentTools:
         yield ToolCallStarted(request)
         result = run_tool(tool, request.arguments, ctx, turn.cancel)
         output = cap_output(ctx.redact(result.output), ctx.max_output_chars)
+        cap_tokens = output_cap_tokens(self.settings.tool_output_max_chars,
+                                       self.context.context_limit().tokens)
+        if cap_tokens is not None:  # the default cap: in counted tokens, not 4 chars a token
+            output = fit_output_tokens(output, cap_tokens, self.context.counter.count_text)
         if turn.cancel.is_set():
             stopped = stopped_running_text(self.stopped_by())
             output = stopped + (f"\n{output}" if output.strip() else "")

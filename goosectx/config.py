@@ -124,7 +124,8 @@ class Settings:
         shell_timeout_s: Default timeout of one shell command, seconds.
         tool_output_max_chars: Cap on the tool output kept and sent to the model, characters;
             ``None`` = 0.1 × the context limit at 4 characters a token, at most 40,000
-            (``tools.runner.output_cap_chars``).
+            (``tools.runner.output_cap_chars``), and that share in counted tokens too
+            (``tools.runner.output_cap_tokens``).
         request_deadline_s: Overall deadline of one model call (connect to last chunk),
             seconds; past it the call ends with an error.
         keep_recent_ratio: Share of the context limit a compaction keeps verbatim as the tail

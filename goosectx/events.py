@@ -133,6 +133,9 @@ class CompactionUndone:
             construction, so auto-compaction pauses until ``/compact``.
         after_is_estimate: False when ``tokens_after`` is the provider's count the
             compaction had replaced (no reply since), so the figure is the one shown before it.
+        after_estimate_tokens: Our estimate of the restored view, of the same kind as
+            ``tokens_before`` (the undo's notice sets the two side by side); ``None``: as
+            ``tokens_after``.
     """
 
     conversation: Conversation
@@ -142,6 +145,7 @@ class CompactionUndone:
     tokens_after: int
     auto_compaction_paused: bool = True
     after_is_estimate: bool = True
+    after_estimate_tokens: int | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -69,6 +69,21 @@ def test_dry_run_prints_the_plan_and_makes_no_request(priced_model: FakeServer,
     assert after.ledger.entries == []
 
 
+def test_dry_run_without_tool_results_says_there_are_none_to_trim(
+        priced_model: FakeServer, capsys: pytest.CaptureFixture[str]) -> None:
+    # test29b LOW 4: it printed "Rung: 0% + elided of tool results kept (0 of 0 removed)".
+    saved_session(messages=chat(4))
+    out, _ = cli(capsys, "compact", "work", "--dry-run")
+    assert "Rung: no tool results to trim\n" in out and "of 0 removed" not in out
+    Path(os.environ["GOOSECTX_CONFIG"]).write_text(  # a window the chat fits only elided
+        'keep_recent_ratio = 0\nkeep_user_tokens = 0\n'
+        f'[models."{PRICED_MODEL}"]\ncontext_limit = 1500\nmax_output_tokens = 300\n')
+    saved_session("long", messages=chat(6, 400))
+    out, _ = cli(capsys, "compact", "long", "--dry-run")
+    assert "Rung: no tool results to trim; the longest texts elided to fit\n" in out, out
+    assert priced_model.requests == []
+
+
 def test_dry_run_json_and_a_rung_below_100(priced_model: FakeServer,
                                            capsys: pytest.CaptureFixture[str],
                                            monkeypatch: pytest.MonkeyPatch) -> None:

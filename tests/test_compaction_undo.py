@@ -440,10 +440,42 @@ def test_an_undo_before_any_new_reply_gives_back_the_counted_figure_dry_runs_agr
     assert first["tokens_before"] == counted
     cli(capsys, "compact", "work", "--strategy", "extractive")
     out, _ = cli(capsys, "compact", "work", "--undo")
-    assert f"(estimated) → {counted:,} tokens ·" in out
+    assert (f"tokens, estimated; the provider counted {counted:,} for this view before the "
+            "compaction ·") in out
     again = json.loads(cli(capsys, "compact", "work", "--dry-run", "--json")[0])
     assert again == first and projection(load(sid)) == before
     # a second round through --json says the figure is counted
     cli(capsys, "compact", "work", "--strategy", "extractive")
     data = json.loads(cli(capsys, "compact", "work", "--undo", "--json")[0])
     assert (data["tokens_after"], data["tokens_after_is_estimate"]) == (counted, False)
+
+
+def test_two_undos_in_a_row_add_up(capsys: pytest.CaptureFixture[str]) -> None:
+    # test29b LOW 3: the first undo ended "1,240 (estimated) → 2,895 tokens" (the provider's
+    # count), the second started "2,851 → 4,465" (our estimate): two kinds of figure. Both
+    # figures are now our estimate, the provider's count named beside them.
+    from goosectx.usage import LedgerEntry
+
+    sid, _before = saved()
+    store = SessionStore(load_settings().data_dir)
+    try:
+        store.add_usage(sid, LedgerEntry(Usage(6755, 34, 6789), "openai/gpt-4o-mini"),
+                        current_tokens=6789, is_estimate=False)
+    finally:
+        store.close()
+    cli(capsys, "compact", "work", "--strategy", "extractive")
+    store = SessionStore(load_settings().data_dir)
+    try:
+        for m in [Message.user("and the docs " * 300), Message.assistant("written " * 300)]:
+            store.append_message(sid, m)
+    finally:
+        store.close()
+    cli(capsys, "compact", "work", "--strategy", "extractive")
+    figures = []
+    for _ in range(2):
+        out, _ = cli(capsys, "compact", "work", "--undo")
+        m = re.search(r"· ([\d,]+) → ([\d,]+) tokens, estimated", out)
+        assert m is not None, out
+        figures.append([int(g.replace(",", "")) for g in m.groups()])
+    assert figures[0][1] == figures[1][0], figures  # the first undo's end is the second's start
+    assert "the provider counted 6,789 for this view before the compaction" in out

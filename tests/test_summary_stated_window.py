@@ -12,6 +12,7 @@ session; an attempt sends at most one request more than the first (README, compa
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -53,6 +54,9 @@ def read_the_modules(server: FakeServer, work: Path, monkeypatch: pytest.MonkeyP
     monkeypatch.chdir(work)
     monkeypatch.setenv("GOOSE_CONTEXT_LIMIT", "16000")
     monkeypatch.setenv("GOOSE_TOOL_PAIR_SUMMARIZATION", "false")
+    # the tester's cap (0.1 × 16,000 at 4 characters a token), set, so not also counted in
+    # tokens: each module's view stays whole and the turn compacts as it did for the tester
+    Path(os.environ["GOOSECTX_CONFIG"]).write_text("tool_output_max_chars = 6400\n")
     for i, name in enumerate(FILES):
         (work / name).write_text(module_text(i))
     calls = [[view(f) for f in FILES[:3]], [view(f) for f in FILES[3:5]],

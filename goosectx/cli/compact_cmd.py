@@ -350,13 +350,17 @@ def _print_plan(session: Session, plan: CompactionPlan, as_json: bool) -> None:
     else:
         lines.append(f"Strategy: llm ({plan.model}, context window "
                      f"{plan.context_limit_tokens or 0:,} tokens)")
+        results = (f"all {plan.total_results} tool results removed and "
+                   if plan.total_results else "")
         if plan.rung is None:
-            lines.append(f"Rung: none fits — even with all {plan.total_results} tool results "
-                         "removed and long texts elided the request is too large")
+            lines.append(f"Rung: none fits — even with {results}long texts elided the "
+                         "request is too large")
         else:
             lines += [
-                f"Rung: {plan.rung} of tool results kept ({plan.removed_results} of "
-                f"{plan.total_results} removed)",
+                (f"Rung: {plan.rung} of tool results kept ({plan.removed_results} of "
+                 f"{plan.total_results} removed)") if plan.total_results else
+                ("Rung: no tool results to trim"
+                 + ("; the longest texts elided to fit" if "elided" in plan.rung else "")),
                 f"Summary request: {plan.request_tokens:,} tokens + up to {plan.max_tokens:,} "
                 "for the summary",
             ]

@@ -103,10 +103,11 @@ def _print_undo(session: Session, event: CompactionUndone, as_json: bool,
             "context_limit_tokens": context_limit_tokens,
             "fits_context_limit": event.tokens_after <= context_limit_tokens}))
         return
+    figures = undo_figures(event.tokens_before, event.tokens_after, event.after_is_estimate,
+                           event.after_estimate_tokens)
     print(terminal_safe(
         f"Undid the last compaction of {session.display_name}: the model sees the "
-        f"{plural(event.restored_count, 'message')} it had replaced again · "
-        f"{undo_figures(event.tokens_before, event.tokens_after, event.after_is_estimate)} · "
+        f"{plural(event.restored_count, 'message')} it had replaced again · {figures} · "
         "auto-compaction paused until the next "
         "/compact (or a compaction a too-long request forces)"))
     over = over_limit_note(event.tokens_after, context_limit_tokens)

@@ -341,6 +341,7 @@ def context_facts(repl: Repl) -> reports.ContextFacts | None:
         factor=calibration.ratio(repl.session.state,
                                  provider.model if provider else repl.session.model),
         instruction_files=read, instructions_cut=cut,
+        compacted_since_call=manager.guard.compacted_since_call,
     )
 
 

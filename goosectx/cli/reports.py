@@ -93,6 +93,8 @@ class ContextFacts:
     """The project instruction files read (as the user would name them), in prompt order."""
     instructions_cut: tuple[str, ...] = ()
     """Those of them cut at the size cap (the model does not see their end)."""
+    compacted_since_call: bool = False
+    """A compaction ran since the last model call (auto-compaction waits for one first)."""
 
     def auto_compaction_line(self) -> str:
         """When auto-compaction runs, or why it does not."""
@@ -111,7 +113,13 @@ class ContextFacts:
         if self.paused:
             return line + (" — paused: the provider's report showed the last compaction did "
                            "not work; /compact or /clear resumes it")
-        return line + f" — {max(0, at - self.current_tokens):,} tokens to go"
+        if self.current_tokens <= at:
+            return line + f" — {at - self.current_tokens:,} tokens to go"
+        over = f" — over it by {self.current_tokens - at:,} tokens"
+        if self.compacted_since_call:  # the guard: none again before a model call succeeds
+            return line + over + (": a compaction just ran, so the next request is sent as "
+                                  "it is and the one after it compacts first")
+        return line + over + ": the next request compacts first"
 
 
 def banner(session: Session, *, model: str | None, mode: str, resumed: bool,

@@ -23,6 +23,7 @@ import re
 from collections.abc import Collection, Sequence
 
 from goosectx.compaction.actions import actions_from_tool_call, inline_code, normalize_tool_name
+from goosectx.compaction.blocks import one_line_code
 from goosectx.compaction.carry import (
     FACTS_MARK,
     LATER_PASSED,
@@ -225,7 +226,8 @@ def _grouped(paths: list[tuple[str, str]]) -> list[str]:
     for path, _verb in paths:
         d = posixpath.dirname(path.replace("\\", "/")) or "."
         groups[d] = groups.get(d, 0) + 1
-    return [f"- `{d}/`: {n} file{'' if n == 1 else 's'} changed" for d, n in groups.items()]
+    return [f"- {one_line_code(d + '/')}: {n} file{'' if n == 1 else 's'} changed"
+            for d, n in groups.items()]
 
 
 def merge_facts(summary_text: str, head: Sequence[Message], *, max_tokens: int,
@@ -265,7 +267,7 @@ def merge_facts(summary_text: str, head: Sequence[Message], *, max_tokens: int,
     step_text = _render([(STEP_TITLE, [f"- {step}"])]) if step and step not in kept else ""
     if step_text:
         max_tokens = max(0, max_tokens - counter.count_kept_text(step_text + "\n\n"))
-    path_lines = [f"- `{p}`: {v}" for p, v in paths]
+    path_lines = [f"- {one_line_code(p)}: {v}" for p, v in paths]
     text = _render(_titled(path_lines, errors, commands, constraints, todos))
     if text and counter.count_kept_text(text, max_tokens) > max_tokens:
         path_lines = _grouped(paths)

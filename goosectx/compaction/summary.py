@@ -10,6 +10,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from goosectx.compaction.blocks import contained, one_line_code
+
 SUMMARY_FIELDS: tuple[str, ...] = (
     "user_intent",
     "technical_concepts",
@@ -74,17 +76,32 @@ class StructuredSummary:
         return not any(getattr(self, name) for name in SUMMARY_FIELDS) and not self.extra
 
 
+def _item(text: str) -> list[str]:
+    """A list item's lines: ``- `` and the first line, the others indented under it.
+
+    The text is :func:`~goosectx.compaction.blocks.contained`: a fence it leaves open does
+    not swallow the items and sections after it.
+    """
+    first, *rest = contained(text).splitlines() or [""]
+    return [f"- {first}", *(f"  {line}" if line.strip() else "" for line in rest)]
+
+
 def _render_extra(value: Any) -> str:
     """An unknown key's JSON value as text: ``null`` items left out, ``true`` as JSON says it."""
     if isinstance(value, list):
-        return "\n".join(f"- {_render_extra(v)}" for v in value if v is not None)
+        return "\n".join(line for v in value if v is not None for line in _item(_render_extra(v)))
     if isinstance(value, dict):
         return "; ".join(f"{k}: {_render_extra(v)}" for k, v in value.items() if v is not None)
-    return json.dumps(value) if isinstance(value, bool) else str(value)
+    return json.dumps(value) if isinstance(value, bool) else contained(str(value))
 
 
 def render_markdown(summary: StructuredSummary) -> str:
-    """Render as ``# Conversation Summary`` with a ``##`` section per non-empty field."""
+    """Render as ``# Conversation Summary`` with a ``##`` section per non-empty field.
+
+    A field's text is kept as written except where it would reach past its place: a block it
+    opens and never closes (a code fence) is escaped, a list item's later lines are indented
+    under it, a path is one code span (:mod:`goosectx.compaction.blocks`).
+    """
     lines = ["# Conversation Summary"]
     for name in SUMMARY_FIELDS:
         value = getattr(summary, name)
@@ -93,7 +110,8 @@ def render_markdown(summary: StructuredSummary) -> str:
         lines += ["", f"## {SECTION_TITLES[name]}", ""]
         if name == "files":
             for note in value:
-                lines.append(f"- `{note.path}`" + (f": {note.summary}" if note.summary else ""))
+                lines += _item(one_line_code(note.path)
+                               + (f": {note.summary}" if note.summary else ""))
                 if note.key_code:
                     fence = "```"
                     while fence in note.key_code:
@@ -101,9 +119,9 @@ def render_markdown(summary: StructuredSummary) -> str:
                     lines += ["", f"  {fence}", *(f"  {ln}" for ln in
                                                   note.key_code.splitlines()), f"  {fence}", ""]
         elif isinstance(value, list):
-            lines += [f"- {item}" for item in value]
+            lines += [line for item in value for line in _item(item)]
         else:
-            lines.append(str(value))
+            lines.append(contained(str(value)))
     for key, value in summary.extra.items():
         if value in (None, "", [], {}):
             continue

@@ -82,20 +82,26 @@ def over_limit_note(tokens_after: int, context_limit_tokens: int | None) -> str:
             f"compacts it now.")
 
 
-def undo_figures(tokens_before: int, tokens_after: int, after_is_estimate: bool) -> str:
-    """An undo's two figures: ``1,002 → 2,954 tokens, estimated``.
+def undo_figures(tokens_before: int, tokens_after: int, after_is_estimate: bool,
+                 after_estimate_tokens: int | None = None) -> str:
+    """An undo's two figures, both our estimate: ``1,002 → 2,954 tokens, estimated``.
 
-    ``1,002 (estimated) → 2,709 tokens`` when the restored figure is the provider's count
-    from before the compaction.
+    Both of one kind, so undos in a row add up (one's second figure is the next one's first).
+    When the restored figure (the new ``current``) is the provider's count from before the
+    compaction, it follows, named: ``1,002 → 2,954 tokens, estimated; the provider counted
+    2,995 for this view before the compaction``.
     """
-    if after_is_estimate:
+    if after_is_estimate or after_estimate_tokens is None:
+        if not after_is_estimate:  # no estimate of the restored view to set beside it
+            return f"{tokens_before:,} (estimated) → {tokens_after:,} tokens"
         return f"{tokens_before:,} → {tokens_after:,} tokens, estimated"
-    return f"{tokens_before:,} (estimated) → {tokens_after:,} tokens"
+    return (f"{tokens_before:,} → {after_estimate_tokens:,} tokens, estimated; the provider "
+            f"counted {tokens_after:,} for this view before the compaction")
 
 
 def undo_notice(restored_count: int, tokens_before: int, tokens_after: int, *,
                 more: bool, context_limit_tokens: int | None = None,
-                after_is_estimate: bool = True) -> str:
+                after_is_estimate: bool = True, after_estimate_tokens: int | None = None) -> str:
     """The transcript mark and inline notice of an undo (names the pause and how to lift it).
 
     ``context_limit_tokens``: the main model's limit; a restored view over it is named
@@ -104,7 +110,7 @@ def undo_notice(restored_count: int, tokens_before: int, tokens_after: int, *,
     noun = "message" if restored_count == 1 else "messages"
     again = " /undo-compact again walks back the compaction before it." if more else ""
     over = over_limit_note(tokens_after, context_limit_tokens)
-    figures = undo_figures(tokens_before, tokens_after, after_is_estimate)
+    figures = undo_figures(tokens_before, tokens_after, after_is_estimate, after_estimate_tokens)
     return (f"Compaction undone: the model sees the {restored_count:,} {noun} it had replaced "
             f"again ({figures}). "
             + (over + " " if over else "")
@@ -125,7 +131,8 @@ def undo_last(session: Session, *, reestimate: Callable[[], int],
             ``current``), so both figures are estimates of the same kind — a provider's report
             of the compacted view is not set against an estimate of the restored one.
         recount: Given when the compaction was made, the restored view's ``(current,
-            is_estimate)`` in place of the second ``reestimate``: the provider's report the
+            is_estimate)`` in place of the second ``reestimate`` (still made: the notice's
+            second figure, beside the first, with this one named): the provider's report the
             compaction replaced when no reply came since, so the view the model sees again
             gets the figure it had (``compact --dry-run`` shows the same "tokens before").
         context_limit_tokens: The main model's limit: a restored view over it is said so.
@@ -151,10 +158,12 @@ def undo_last(session: Session, *, reestimate: Callable[[], int],
                default=None)
     before = reestimate()
     session.conversation.messages = new
+    estimate = reestimate()  # of the kind of ``before``: the notice sets the two side by side
     after, estimated = (recount(made) if recount is not None and made is not None
-                        else (reestimate(), True))
+                        else (estimate, True))
     text = undo_notice(restored, before, after, more=last_compaction_id(new) is not None,
-                       context_limit_tokens=context_limit_tokens, after_is_estimate=estimated)
+                       context_limit_tokens=context_limit_tokens, after_is_estimate=estimated,
+                       after_estimate_tokens=estimate)
     new.append(Message.notification(text).with_metadata(
         extra={"undid_compaction": compaction_id}))
     session.note_context_figure(after, estimated)  # the notice counted (the model never sees it)
@@ -164,5 +173,5 @@ def undo_last(session: Session, *, reestimate: Callable[[], int],
     state.judge_input_tokens = None
     state.growth_base_tokens = None
     yield CompactionUndone(Conversation(list(new)), compaction_id, restored, before, after,
-                           after_is_estimate=estimated)
+                           after_is_estimate=estimated, after_estimate_tokens=estimate)
     yield Notification("inline", text)

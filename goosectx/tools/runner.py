@@ -10,7 +10,9 @@ output so far) is the call's result, as when the REPL's worker thread sets the e
 from __future__ import annotations
 
 import logging
+import re
 import threading
+from collections.abc import Callable
 from typing import Any
 
 from goosectx.tools.base import Tool, ToolContext, ToolResult
@@ -78,6 +80,56 @@ def output_cap_chars(max_chars: int | None, limit_tokens: int) -> int:
         return max_chars
     scaled = int(limit_tokens * OUTPUT_LIMIT_RATIO * CHARS_PER_TOKEN)
     return max(1, min(DEFAULT_OUTPUT_MAX_CHARS, scaled))
+
+
+def output_cap_tokens(max_chars: int | None, limit_tokens: int) -> int | None:
+    """The default cap on one tool output in tokens, or ``None`` when ``max_chars`` is set.
+
+    The same share as :func:`output_cap_chars` (0.1 × the context limit, at most 10,000
+    tokens): the cap in characters assumes 4 a token, and output of digits, hashes or symbols
+    takes about 2 — a ``seq`` result "capped" at 0.1 × a 4,096-token window was 909 tokens,
+    and a tool loop compacted at every step.
+    """
+    if max_chars:
+        return None
+    return max(1, output_cap_chars(None, limit_tokens) // CHARS_PER_TOKEN)
+
+
+_TOOL_NOTE = re.compile(r"^\[(?:\.\.\.|…) [^\n]*\]$", re.M)
+"""A line a tool wrote about its own output (``[... N characters of stdout cut; full stdout
+… in PATH ...]``): kept when the text around it is cut."""
+
+
+def fit_output_tokens(output: str, max_tokens: int, count: Callable[[str], int]) -> str:
+    """``output`` cut to about ``max_tokens`` (``count``: tokens in a text), or as it is.
+
+    One count of the output (already capped in characters, so the cost is bounded); one over
+    the cap keeps its beginning (two thirds) and end (one third) in proportion, a tenth under
+    it, cut at line breaks where one is near, with a line saying what was cut between them;
+    a tool's own note in the cut part (where the full output is) is kept above that line.
+    """
+    tokens = count(output)
+    if tokens <= max_tokens:
+        return output
+
+    def cut_to(keep: int) -> tuple[int, int, list[str]]:
+        head = keep * 2 // 3
+        tail_at = len(output) - (keep - head)
+        if (nl := output.rfind("\n", 0, head)) > head // 2:
+            head = nl + 1
+        if 0 <= (nl := output.find("\n", tail_at)) < tail_at + (len(output) - tail_at) // 2:
+            tail_at = nl + 1
+        return head, tail_at, [m.group() for m in _TOOL_NOTE.finditer(output, head, tail_at)]
+
+    def note(cut: int) -> str:
+        return (f"[… {cut:,} characters cut by goosectx: the output was {tokens:,} tokens, over "
+                f"the {max_tokens:,} one tool output may take in this context window …]")
+
+    notes = cut_to(int(len(output) * max_tokens / tokens * 0.9))[2]  # their room comes first
+    room = max(0, max_tokens - count("\n".join([*notes, note(len(output))])))
+    head, tail_at, notes = cut_to(int(len(output) * room / tokens * 0.9))
+    return "\n".join([output[:head].rstrip("\n"), *notes,
+                      note(tail_at - head - sum(map(len, notes))), output[tail_at:]])
 
 
 OUTPUT_SLACK_CHARS = 2_000

@@ -1,0 +1,100 @@
+"""Outside text placed in the summary's Markdown, kept from swallowing what follows it.
+
+A summary field (the model's words, or the transcript's in an extractive summary) that opens a
+block it never closes — a code fence (```` ``` ````, ``~~~``), an HTML comment or ``<pre>`` —
+would have the rest of the summary, and the user's messages the model gets after it, read as
+code or markup (docs/architecture.md, "summary"). :func:`contained` escapes such an opener; a
+block the text closes itself is kept as written. :func:`one_line_code` puts a path in a code
+span that no backtick or line break in it can end or leave.
+"""
+
+from __future__ import annotations
+
+import re
+
+from goosectx.compaction.actions import inline_code
+from goosectx.lazy_pattern import LazyPattern
+
+_BLOCK = (r"(`{3,}+(?!.*`)|~{3,}|<!--|<\?|<!\[CDATA\[|<![A-Za-z]"
+          r"|<(?:script|pre|style|textarea)(?![^\s>]))")
+_READER_INDENT = r"[ \t]*(?:(?:[-*+]|\d{1,9}[.)])[ \t]+|>[ \t]*)*"
+"""Indentation as a reader may take it: any spaces and tabs, list markers and quote marks."""
+_OPENERS = (LazyPattern(r" {0,3}" + _BLOCK, re.I), LazyPattern(_READER_INDENT + _BLOCK, re.I))
+"""A line that opens a block running until its closer (CommonMark's fences and HTML blocks
+1-5): as CommonMark reads it (indented at most three spaces), then as a reader may (after any
+indentation, list marker or quote mark). A backtick run with a backtick after it on the line
+is a code span, not a fence."""
+
+_HTML_CLOSERS: dict[str, LazyPattern] = {
+    "<!--": LazyPattern(r"-->"),
+    "<?": LazyPattern(r"\?>"),
+    "<![": LazyPattern(r"\]\]>"),
+    "<!": LazyPattern(r">"),
+    "<": LazyPattern(r"</(?:script|pre|style|textarea)>", re.I),
+}
+"""The text that ends each HTML block, by its opener's start (longest first)."""
+
+_LINE_BREAK = LazyPattern(r"[\n\r\v\f\x1c-\x1e\x85\u2028\u2029]")
+
+
+def _closer(lines: list[str], at: int, m: re.Match[str], indent: str) -> int | None:
+    """The index of the line that ends the block ``m`` opens on line ``at``, or ``None``.
+
+    ``indent``: the pattern of a closing fence's indentation.
+    """
+    opener = m.group(1)
+    if opener[0] in "`~":
+        fence = re.compile(rf"{indent}{re.escape(opener[0])}{{{len(opener)},}}[ \t]*$")
+        return next((i for i in range(at + 1, len(lines)) if fence.match(lines[i])), None)
+    ends = next(p for start, p in _HTML_CLOSERS.items() if opener.startswith(start))
+    if ends.search(lines[at], m.end(1)):
+        return at
+    return next((i for i in range(at + 1, len(lines)) if ends.search(lines[i])), None)
+
+
+def _left_open(lines: list[str], lenient: bool) -> tuple[int, re.Match[str]] | None:
+    """The first opener that no later line closes: its line's index and match, or ``None``.
+
+    ``lenient``: read openers and closing fences after any indentation, list marker or quote
+    mark, else as CommonMark does.
+    """
+    opener, indent = _OPENERS[lenient], _READER_INDENT if lenient else " {0,3}"
+    i = 0
+    while i < len(lines):
+        m = opener.match(lines[i])
+        if m is not None:
+            end = _closer(lines, i, m, indent)
+            if end is None:
+                return i, m
+            i = end
+        i += 1
+    return None
+
+
+def contained(text: str) -> str:
+    """``text`` with a backslash before each block opener it leaves open.
+
+    A fence with its closing fence in ``text`` (code the model wrote) is kept as it is; an
+    opener left open — as CommonMark reads the text, or as a reader taking an indented fence
+    for one may — gets a backslash before it: Markdown shows the character itself, and a
+    reader sees it is no fence. Escaping goes on, opener by opener, until both readings end
+    with every block closed.
+    """
+    if "`" not in text and "~" not in text and "<" not in text:
+        return text
+    lines = text.splitlines(keepends=True)
+    bare = [line.rstrip("\r\n") for line in lines]
+    while True:
+        found = _left_open(bare, False) or _left_open(bare, True)
+        if found is None:
+            return "".join(lines)
+        i, m = found
+        lines[i] = f"{lines[i][:m.start(1)]}\\{lines[i][m.start(1):]}"
+        bare[i] = f"{bare[i][:m.start(1)]}\\{bare[i][m.start(1):]}"
+
+
+def one_line_code(text: str) -> str:
+    r"""``text`` as one Markdown code span: its line breaks written as escapes (``\n``)."""
+    if _LINE_BREAK.search(text):
+        text = _LINE_BREAK.sub(lambda m: m.group().encode("unicode_escape").decode(), text)
+    return inline_code(text)
