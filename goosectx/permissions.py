@@ -301,11 +301,11 @@ def match_rules(rules: PermissionRules, tool_name: str, arguments: Mapping[str, 
         if hits:
             return RuleMatch(kind, tuple(dict.fromkeys(hits)), clause=_clause(
                 hits[0], tool_name, [f for s in subjects for f in s.all]))
-    started = [_other_names(s.maybe) for s in subjects]  # npx npm i x: npm install x too
-    maybe = [r for forms in started if forms
+    may_start = [_other_names(s.maybe) for s in subjects]  # npx npm i x: npm install x too
+    maybe = [r for forms in may_start if forms
              for r in matching_rules((*rules.deny, *rules.ask), tool_name, forms)]
     if maybe:  # chroot / rm x: a runner may start what the rule names
-        clause = _clause(maybe[0], tool_name, [f for forms in started for f in forms])
+        clause = _clause(maybe[0], tool_name, [f for forms in may_start for f in forms])
         return RuleMatch("ask", unreadable=f"a program it runs may start `{clause}`, which "
                                            f"{maybe[0]} names", clause=clause)
     why = _unreadable(rules, subjects) if tool_name == "shell" else None
