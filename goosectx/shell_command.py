@@ -55,7 +55,7 @@ from goosectx.shell_languages import language_commands, sets_startup_command
 from goosectx.shell_lexer import Part, Word, lex, unexpanded
 from goosectx.shell_multicall import applet_words
 from goosectx.shell_program import ASSIGNMENT, MAX_STEPS, after_keywords, program_argv
-from goosectx.shell_remote import REMOTE_CLIENTS, remote_command
+from goosectx.shell_remote import REMOTE_CLIENTS, remote_command, stdin_commands
 from goosectx.shell_reparse import hidden_code
 from goosectx.shell_runners import (
     COMPUTED,
@@ -136,6 +136,10 @@ def command_forms(part: Part, line: str = "", dirs: LineDirs | None = None) -> C
     r.reasons += [part.unreadable] if part.unreadable else []
     _check_subscripts(words, r)
     _normalise(words, r, 0, leading=True)
+    if part.input_of is not None and part.input_of.words:  # ssh dev < cleanup.sh
+        fed = after_keywords(part.input_of.words, part.input_of.piped)
+        r.reasons += filter(None, [stdin_commands(
+            fed[0].value.rsplit("/", 1)[-1], [w.value for w in fed[1:]]) if fed else None])
     if part.input_of is not None and part.words[1:]:  # patch -p1 < x.diff: the files it names
         r.reasons += filter(None, [redirected_diff(
             [w.value for w in part.input_of.words], part.words[-1].value,
@@ -385,6 +389,10 @@ def _remote_by(name: str, words: list[Word], r: _Reading, depth: int, written: b
     found = remote_command(name, [w.value for w in words])
     for line in found.local:
         _add_line(line, r, depth, written, f"{name} -o" if name != "mosh" else name)
+    if found.server is not None:  # mosh --server='rm -rf /srv' host
+        _add_line(found.server, r, depth, written, name)
+    if r.fed and (why := stdin_commands(name, [w.value for w in words])):
+        r.reasons.append(why)  # ssh dev <<'EOF' … / echo 'rm x' | ssh dev
     if found.remote is None or found.at is None:
         return
     before = len(r.started)

@@ -8,7 +8,9 @@ host rm -rf ~``), and which a deny rule on its program denies. ``-o ProxyCommand
 ``LocalCommand`` (with ``PermitLocalCommand``) and ``KnownHostsCommand`` run a LOCAL command
 line through a shell, read like ``sh -c``'s. ``autossh`` takes ssh's arguments after its own
 ``-M PORT`` / ``-f``; ``mosh [OPTIONS] HOST [--] CMD…`` runs ``CMD…`` remotely, and its
-``--ssh=COMMAND`` / ``--client=PATH`` locally. What the command text shows, not a sandbox.
+``--ssh=COMMAND`` / ``--client=PATH`` locally, its ``--server=COMMAND`` remotely. With no
+remote command, what ssh/mosh read on a stream the line feeds them runs remotely
+(:func:`stdin_commands`). What the command text shows, not a sandbox.
 
 Core module: no printing.
 """
@@ -39,6 +41,8 @@ class RemoteCommand:
     local: list[str] = field(default_factory=list)
     remote: str | None = None
     at: int | None = None
+    server: str | None = None
+    """``mosh --server=COMMAND``: a command line the remote host runs to start mosh's server."""
 
 
 def remote_command(name: str, args: list[str]) -> RemoteCommand:
@@ -101,6 +105,7 @@ _MOSH_LOCAL = ("--ssh", "--client")
 def _mosh(args: list[str]) -> RemoteCommand:
     """``mosh [OPTIONS] [--] HOST [--] CMD…``: ``--ssh=COMMAND`` runs here, ``--server`` there."""
     local: list[str] = []
+    server: str | None = None
     i = 0
     while i < len(args) and args[i].startswith("-") and args[i] != "--":
         option, equals, value = args[i].partition("=")
@@ -108,9 +113,28 @@ def _mosh(args: list[str]) -> RemoteCommand:
         value = args[i + 1] if taken and i + 1 < len(args) else value
         if option in _MOSH_LOCAL and value:  # --client=PATH: a program, not a line
             local.append(value if option == "--ssh" else shlex.quote(value))
+        server = value if option == "--server" and value else server
         i += 2 if taken else 1
     i += 1 if args[i:i + 1] == ["--"] else 0
     at = i + 1 + (args[i + 1:i + 2] == ["--"])  # the host, then its optional --
     if at >= len(args):
-        return RemoteCommand(local)
-    return RemoteCommand(local, " ".join(args[at:]), at)
+        return RemoteCommand(local, server=server)
+    return RemoteCommand(local, " ".join(args[at:]), at, server)
+
+
+_NO_SHELL = frozenset({"-N", "-fN", "-Nf", "-G", "-V", "-Q", "-O"})
+"""ssh options after which it runs no remote shell (a tunnel, a query, a control command)."""
+
+
+def stdin_commands(name: str, args: list[str]) -> str | None:
+    """Why ``name ARGS`` fed a stream (a pipe, a here-document, ``< FILE``) runs what it reads.
+
+    With no remote command ssh (``-T`` or ``-tt`` alike) and mosh hand their standard input to
+    the remote login shell, which runs each line: a command line the rules cannot read. None
+    when ``name`` is no remote client, has a remote command, or runs no shell (``ssh -N``).
+    """
+    if name not in REMOTE_CLIENTS or remote_command(name, args).remote is not None or any(
+            a in _NO_SHELL for a in args):
+        return None
+    return (f"{name} runs the commands it reads from its standard input on the remote host, "
+            "which the rules cannot read")

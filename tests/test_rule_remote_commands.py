@@ -87,3 +87,38 @@ def test_an_autossh_config_file_is_read_as_ssh_s(command: str, expected: str) ->
     assert found.action == expected, found.reason
     if expected == "ask":
         assert "autossh -F reads a configuration file" in found.reason
+
+
+STDIN = ["ssh dev <<'EOF'\nrm -rf /srv/app\nEOF", "echo 'rm -rf ~' | ssh dev",
+         "ssh dev < cleanup.sh", "ssh -T dev <<< 'rm -rf x'", "ssh -tt dev < ./steps.txt",
+         "cat cmds | autossh -M 0 dev", "mosh dev <<< 'rm x'"]
+
+
+@pytest.mark.parametrize("command", STDIN)
+def test_a_remote_shell_fed_its_commands_on_stdin_asks(command: str) -> None:
+    """test29c HIGH 7: with no remote command ssh's remote login shell runs what it reads —
+    ``ssh dev <<'EOF' rm -rf /srv/app`` ran under a deny rule on rm and under shell(ssh*)."""
+    why = "runs the commands it reads from its standard input on the remote host"
+    denied = shell_verdict(_rules("shell(*)", "shell(rm *)"), command)
+    assert denied.action == "ask" and why in denied.reason, denied.reason
+    smart = shell_verdict(_rules("shell(ssh*),shell(mosh*),shell(autossh*),shell(echo*),"
+                                 "shell(cat*)"), command, "smart_approve")
+    assert smart.action == "ask" and why in smart.reason, smart.reason
+
+
+@pytest.mark.parametrize("command", [
+    "ssh dev < /dev/null", "ssh -N -L 8080:localhost:80 dev < /dev/null",
+    "echo x | ssh -N -L 8080:localhost:80 dev", "ssh dev uptime < /dev/null",
+    "echo hi | ssh dev uptime"])
+def test_a_tunnel_or_a_remote_command_with_stdin_still_runs(command: str) -> None:
+    found = shell_verdict(_rules("shell(*)", "shell(rm *)"), command)
+    assert found.action == "run", found.reason
+
+
+def test_mosh_server_is_a_remote_command_line() -> None:
+    """test29c HIGH 7: ``mosh --server='rm -rf /srv' dev`` ran under a deny rule on rm."""
+    for command in ("mosh --server='rm -rf /srv' dev", "mosh --server 'rm -rf /srv' dev"):
+        found = shell_verdict(_rules("shell(*)", "shell(rm *)"), command)
+        assert found.action == "deny" and "shell(rm *)" in found.reason, found.reason
+    assert shell_verdict(_rules("shell(*)", "shell(rm *)"),
+                         "mosh --server='mosh-server new -p 60001' dev").action == "run"
