@@ -395,8 +395,10 @@ def _remote_by(name: str, words: list[Word], r: _Reading, depth: int, written: b
         r.reasons.append(why)  # ssh dev <<'EOF' … / echo 'rm x' | ssh dev
     if found.remote is None or found.at is None:
         return
-    before = len(r.started)
+    before, here = len(r.started), (r.dirs, r.where)
+    r.dirs = r.where = None  # ssh dev 'cd /srv/app && make': the remote host's dirs, not ours
     _add_line(found.remote, r, depth, written, name)
+    r.dirs, r.where = here
     at = next((i for i, w in enumerate(r.top) if w is words[found.at]), None)
     if at is not None and len(r.started) == before + 1 and len(words) - found.at > 1:
         starter, form, _head = r.started[before]  # ssh host git pull: one command, its words

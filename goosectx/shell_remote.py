@@ -138,3 +138,26 @@ def stdin_commands(name: str, args: list[str]) -> str | None:
         return None
     return (f"{name} runs the commands it reads from its standard input on the remote host, "
             "which the rules cannot read")
+
+
+def local_count(words: list[str]) -> int:
+    """How many of a command's ``words`` (its program first) name things on this host.
+
+    ``ssh -p 2222 dev tail -n 50 /var/log/app.log``: 4 — the remote command's paths are the
+    remote host's (its commands are still read for the deny and ask rules); all of them for
+    a program that is no remote client.
+    """
+    name = words[0].rsplit("/", 1)[-1] if words else ""
+    if name not in REMOTE_CLIENTS:
+        return len(words)
+    at = remote_command(name, words[1:]).at
+    return len(words) if at is None else at + 1
+
+
+def remote_lines(words: list[str]) -> frozenset[str]:
+    """The command lines a command (``words``, its program first) runs on another host."""
+    name = words[0].rsplit("/", 1)[-1] if words else ""
+    if name not in REMOTE_CLIENTS:
+        return frozenset()
+    found = remote_command(name, words[1:])
+    return frozenset(line for line in (found.remote, found.server) if line is not None)

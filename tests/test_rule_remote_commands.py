@@ -122,3 +122,34 @@ def test_mosh_server_is_a_remote_command_line() -> None:
         assert found.action == "deny" and "shell(rm *)" in found.reason, found.reason
     assert shell_verdict(_rules("shell(*)", "shell(rm *)"),
                          "mosh --server='mosh-server new -p 60001' dev").action == "run"
+
+
+REMOTE_PATHS = [
+    ("ssh dev 'cd /srv/app && git pull && make restart'",
+     "shell(ssh*),shell(cd*),shell(git*),shell(make*)"),
+    ("ssh dev git -C /srv/app pull", "shell(ssh*),shell(git*)"),
+    ("ssh -p 2222 dev tail -n 50 /var/log/app.log", "shell(ssh*),shell(tail*)"),
+    ("mosh dev -- tail -f /var/log/syslog", "shell(mosh*),shell(tail*)")]
+
+
+@pytest.mark.parametrize(("command", "allow"), REMOTE_PATHS,
+                         ids=[command for command, _ in REMOTE_PATHS])
+def test_a_remote_commands_paths_are_the_remote_hosts(command: str, allow: str) -> None:
+    """test29c: ``ssh -p 2222 dev tail -n 50 /var/log/app.log`` asked (``/var/log/app.log is
+    outside the project``) — a path on the remote host is none of this project's."""
+    found = shell_verdict(_rules(allow), command, "smart_approve")
+    assert found.action == "run", found.reason
+    denied = shell_verdict(_rules(allow, "shell(make *),shell(tail *),shell(git pull*)"),
+                           command)
+    assert denied.action == "deny", denied.reason
+
+
+@pytest.mark.parametrize(("command", "named"), [
+    ("ssh -E /tmp/ssh.log dev uptime", "/tmp/ssh.log is outside the project"),
+    ("ssh -o ProxyCommand='cd /tmp && make' dev", "make runs the build file in /tmp"),
+    ("ssh dev uptime && tail /var/log/x", "/var/log/x is outside the project")])
+def test_local_paths_of_a_remote_shells_line_are_still_judged(command: str,
+                                                               named: str) -> None:
+    found = shell_verdict(_rules("shell(ssh*),shell(uptime*),shell(cd*),shell(tail*),"
+                                 "shell(make*)"), command, "smart_approve")
+    assert found.action == "ask" and named in found.reason, found.reason
