@@ -269,7 +269,7 @@ def _normalise(words: list[Word], r: _Reading, depth: int,  # noqa: C901, PLR091
         r.runs.append((name, tuple(args), tuple(assigned), r.tried))  # deny_backstop
         fixed = not any(_computed(w) for w in words[1:])  # its inner lines are as written
         hidden = hidden_commands(name, args, r.fed) or hidden_program(
-            name, args, r.fed, r.where) or (  # r.where: cd .git && tee HEAD
+            name, args, r.fed, r.where, r.remote) or (  # r.where: cd .git && tee HEAD
             language_commands(name, words[1:], r.fed)) or (  # gdb -ex 'shell …', sqlite3 …
             None if r.remote else unmodelled_write(name, args, r.where)) or (  # cmake -E x .git
             diff_writes(name, args, r.where, r.fed, r.line)) or (  # patch -i x.diff: its files

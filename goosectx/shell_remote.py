@@ -78,10 +78,12 @@ def _ssh(args: list[str]) -> RemoteCommand:
     return RemoteCommand(local, " ".join(args[at:]), at)
 
 
-def _options_end(args: list[str], i: int, lines: list[str]) -> int:
+def _options_end(args: list[str], i: int, lines: list[str],
+                 written: list[str] | None = None) -> int:
     """Where ssh's options starting at ``i`` end (``-vp 22``: the value after a cluster).
 
-    The commands of ``-o`` values go to ``lines``.
+    The commands of ``-o`` values go to ``lines``, the files it writes to ``written``
+    (:func:`local_writes`).
     """
     while i < len(args):
         word = args[i]
@@ -93,6 +95,10 @@ def _options_end(args: list[str], i: int, lines: list[str]) -> int:
         if short.letter == "o" and short.value is not None and (
                 command := ssh_option_command(short.value)) is not None:
             lines.append(command)
+        if written is not None and short.value:
+            key, _sep, value = short.value.replace("=", " ", 1).partition(" ")
+            written += [short.value] if short.letter in "ES" else value.split() if (
+                short.letter == "o" and key.strip().lower() in _WRITTEN_KEYS) else []
         i = short.next
     return i
 
@@ -161,3 +167,23 @@ def remote_lines(words: list[str]) -> frozenset[str]:
         return frozenset()
     found = remote_command(name, words[1:])
     return frozenset(line for line in (found.remote, found.server) if line is not None)
+
+
+_WRITTEN_KEYS = frozenset({"userknownhostsfile", "controlpath"})
+"""ssh ``-o`` keys naming files it writes (host keys it learns, its control socket)."""
+
+
+def local_writes(name: str, args: list[str]) -> list[str]:
+    """The local files ``ssh`` / ``autossh`` ``ARGS`` write, for the write-target checks.
+
+    ``-E LOG`` (its debug log, appended), ``-S CTLPATH`` (the control socket ``-M`` makes),
+    ``-o UserKnownHostsFile=F…`` (the host keys it learns) and ``-o ControlPath=F``; not
+    ``-i`` / ``-F`` / ``-o IdentityFile``: files it reads. ``none`` names no file.
+    """
+    if name not in ("ssh", "autossh"):
+        return []
+    words = [args[k] for k in _autossh_kept(args)] if name == "autossh" else args
+    written: list[str] = []
+    i = _options_end(words, 0, [], written)
+    _options_end(words, i + 1, [], written)  # OpenSSH reads options after the host too
+    return [path for path in written if path and path.lower() != "none"]

@@ -9,6 +9,8 @@ them). A login or a tunnel (``ssh host``, ``ssh -N -L …``) is still covered by
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from rules_support import shell_verdict
 
@@ -153,3 +155,28 @@ def test_local_paths_of_a_remote_shells_line_are_still_judged(command: str,
     found = shell_verdict(_rules("shell(ssh*),shell(uptime*),shell(cd*),shell(tail*),"
                                  "shell(make*)"), command, "smart_approve")
     assert found.action == "ask" and named in found.reason, found.reason
+
+
+@pytest.mark.parametrize(("command", "written"), [
+    ("ssh -E .git/config dev", ".git/config"),
+    ("ssh -S .git/hooks/post-checkout -M dev", ".git/hooks/post-checkout"),
+    ("ssh dev -o UserKnownHostsFile=.git/hooks/pre-commit", ".git/hooks/pre-commit"),
+    ("ssh -o 'ControlPath .git/hooks/pre-push' dev", ".git/hooks/pre-push"),
+    ("autossh -M 0 -E .git/config dev", ".git/config")])
+def test_the_local_files_ssh_writes_are_judged_as_write_targets(tmp_path: Path, command: str,
+                                                                written: str) -> None:
+    """test29c MEDIUM: ``ssh -E .git/config host`` ran under auto and a deny rule, and its
+    debug log broke the repository's config."""
+    (tmp_path / ".git" / "hooks").mkdir(parents=True)
+    found = shell_verdict(_rules("shell(*)", "shell(rm *)"), command, working_dir=tmp_path)
+    assert found.action == "ask" and f"ssh writes {written}" in found.reason, found.reason
+
+
+@pytest.mark.parametrize("command", [
+    "ssh -E ssh.log dev uptime", "ssh -S ctl -M -N dev", "ssh -i .git/../key dev",
+    "ssh -o IdentityFile=id_ed25519 -o UserKnownHostsFile=known dev",
+    "ssh -o ControlPath=none dev", "ssh dev tee -a .git/config"])
+def test_ssh_files_read_or_written_elsewhere_still_run(tmp_path: Path, command: str) -> None:
+    (tmp_path / ".git").mkdir()
+    found = shell_verdict(_rules("shell(*)", "shell(rm *)"), command, working_dir=tmp_path)
+    assert found.action == "run", found.reason
