@@ -10,7 +10,8 @@ line through a shell, read like ``sh -c``'s. ``autossh`` takes ssh's arguments a
 ``-M PORT`` / ``-f``; ``mosh [OPTIONS] HOST [--] CMD…`` runs ``CMD…`` remotely, and its
 ``--ssh=COMMAND`` / ``--client=PATH`` locally, its ``--server=COMMAND`` remotely. With no
 remote command, what ssh/mosh read on a stream the line feeds them runs remotely
-(:func:`stdin_commands`). What the command text shows, not a sandbox.
+(:func:`stdin_commands`). The other remote runners' lines: :func:`other_remote`. What the
+command text shows, not a sandbox.
 
 Core module: no printing.
 """
@@ -22,6 +23,7 @@ from dataclasses import dataclass, field
 
 from goosectx.shell_options import short_value
 from goosectx.shell_transfers import SSH_VALUED, ssh_option_command
+from goosectx.shell_words import Word
 
 REMOTE_CLIENTS = frozenset({"ssh", "autossh", "mosh"})
 """Programs that run a command line on another host (:func:`remote_command`)."""
@@ -132,13 +134,14 @@ _NO_SHELL = frozenset({"-N", "-fN", "-Nf", "-G", "-V", "-Q", "-O"})
 """ssh options after which it runs no remote shell (a tunnel, a query, a control command)."""
 
 
-def stdin_commands(name: str, args: list[str]) -> str | None:
-    """Why ``name ARGS`` fed a stream (a pipe, a here-document, ``< FILE``) runs what it reads.
+def stdin_commands(words: list[Word]) -> str | None:
+    """Why a command (``words``) fed a stream (a pipe, ``<<``, ``< FILE``) runs what it reads.
 
     With no remote command ssh (``-T`` or ``-tt`` alike) and mosh hand their standard input to
     the remote login shell, which runs each line: a command line the rules cannot read. None
     when ``name`` is no remote client, has a remote command, or runs no shell (``ssh -N``).
     """
+    name, args = words[0].value.rsplit("/", 1)[-1] if words else "", [w.value for w in words[1:]]
     if name not in REMOTE_CLIENTS or remote_command(name, args).remote is not None or any(
             a in _NO_SHELL for a in args):
         return None
@@ -155,7 +158,8 @@ def local_count(words: list[str]) -> int:
     """
     name = words[0].rsplit("/", 1)[-1] if words else ""
     if name not in REMOTE_CLIENTS:
-        return len(words)
+        other = other_remote(name, words[1:])
+        return len(words) if other is None else other[1] + 1
     at = remote_command(name, words[1:]).at
     return len(words) if at is None else at + 1
 
@@ -164,7 +168,8 @@ def remote_lines(words: list[str]) -> frozenset[str]:
     """The command lines a command (``words``, its program first) runs on another host."""
     name = words[0].rsplit("/", 1)[-1] if words else ""
     if name not in REMOTE_CLIENTS:
-        return frozenset()
+        other = other_remote(name, words[1:])
+        return frozenset(() if other is None else (other[0],))
     found = remote_command(name, words[1:])
     return frozenset(line for line in (found.remote, found.server) if line is not None)
 
@@ -187,3 +192,60 @@ def local_writes(name: str, args: list[str]) -> list[str]:
     i = _options_end(words, 0, [], written)
     _options_end(words, i + 1, [], written)  # OpenSSH reads options after the host too
     return [path for path in written if path and path.lower() != "none"]
+
+
+_PDSH_VALUED = frozenset("wxgXRltufFBNomMeaA")
+_PSSH_VALUED = frozenset("hHlpoetOxXP")
+
+
+def other_remote(name: str, args: list[str]) -> tuple[str, int] | None:
+    """The command line another host runs for ``name ARGS`` and the index of its first word.
+
+    ``gcloud compute ssh VM --command CMD`` (or ``-- CMD…``), ``az ssh vm … -- CMD…``,
+    ``ansible HOSTS -a CMD`` (the ``command``/``shell``/``raw`` modules), ``et HOST -c CMD``,
+    ``pdsh -w HOSTS CMD…``, ``pssh -h FILE CMD…``, ``rsh HOST CMD…``, ``tsh ssh HOST CMD…``.
+    """
+    if name == "gcloud" and "ssh" in args and "compute" in args[:args.index("ssh")]:
+        return _valued(args, ("--command",)) or _after_dashes(args)
+    if name == "az" and args[:2] == ["ssh", "vm"]:
+        return _after_dashes(args)
+    if name == "ansible":
+        module = _valued(args, ("-m", "--module-name"))
+        if module is None or module[0].rsplit(".", 1)[-1] in ("command", "shell", "raw"):
+            return _valued(args, ("-a", "--args"))
+        return None
+    if name == "et":
+        return _valued(args, ("-c", "--command"))
+    if name in ("pdsh", "pssh", "parallel-ssh", "rsh"):
+        valued = _PDSH_VALUED if name == "pdsh" else _PSSH_VALUED if name != "rsh" else {"l"}
+        i = 0
+        while i < len(args) and args[i].startswith("-") and args[i] != "--":
+            i += 2 if len(args[i]) == 2 and args[i][1] in valued else 1
+        i += (args[i:i + 1] == ["--"]) + (name == "rsh")  # rsh's host
+        return (" ".join(args[i:]), i) if i < len(args) else None
+    if name == "tsh" and args[:1] == ["ssh"]:
+        found = _ssh(args[1:])
+        return None if found.remote is None or found.at is None else (found.remote,
+                                                                       found.at + 1)
+    return None
+
+
+def _valued(args: list[str], options: tuple[str, ...]) -> tuple[str, int] | None:
+    """The value of the last of ``options`` in ``args`` (``-a CMD``, ``--command=CMD``)."""
+    found = None
+    for k, word in enumerate(args):
+        if word in options and k + 1 < len(args):
+            found = (args[k + 1], k + 1)
+        elif word.startswith("--") and word.partition("=")[0] in options:
+            found = (word.partition("=")[2], k)
+    return found
+
+
+def _after_dashes(args: list[str]) -> tuple[str, int] | None:
+    """What ssh runs of the words after ``--`` (ssh's own options, then the command)."""
+    if "--" not in args:
+        return None
+    at = args.index("--") + 1
+    found = _ssh(["host", *args[at:]])
+    return None if found.remote is None or found.at is None else (found.remote,
+                                                                   at + found.at - 1)

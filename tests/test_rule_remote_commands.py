@@ -180,3 +180,40 @@ def test_ssh_files_read_or_written_elsewhere_still_run(tmp_path: Path, command: 
     (tmp_path / ".git").mkdir()
     found = shell_verdict(_rules("shell(*)", "shell(rm *)"), command, working_dir=tmp_path)
     assert found.action == "run", found.reason
+
+
+OTHER_RUNNERS = [
+    ("gcloud compute ssh vm --zone z --command 'rm -rf /srv'", "gcloud"),
+    ("gcloud compute ssh vm --command='rm -rf /srv'", "gcloud"),
+    ("gcloud compute ssh vm -- rm -rf /srv", "gcloud"),
+    ("az ssh vm -n box -g rg -- rm -rf /srv", "az"),
+    ("ansible all -a 'rm -rf /srv'", "ansible"),
+    ("ansible web -m shell -a 'rm -rf /srv'", "ansible"),
+    ("et dev -c 'rm -rf /srv'", "et"), ("et dev --command='rm -rf /srv'", "et"),
+    ("pdsh -w web[1-3] rm -rf /srv", "pdsh"), ("pssh -h hosts.txt -i rm -rf /srv", "pssh"),
+    ("rsh -l me dev rm -rf /srv", "rsh"), ("tsh ssh -p 22 me@dev rm -rf /srv", "tsh")]
+
+
+@pytest.mark.parametrize(("command", "runner"), OTHER_RUNNERS,
+                         ids=[command for command, _ in OTHER_RUNNERS])
+def test_other_remote_runners_command_lines_are_remote_commands(command: str,
+                                                                runner: str) -> None:
+    """test29c MEDIUM: ``gcloud compute ssh vm --command 'rm -rf /srv'``, ``ansible all -a``,
+    ``et -c`` ran under a deny rule on rm; pdsh/tsh asked only that they may write /srv."""
+    denied = shell_verdict(_rules("shell(*)", "shell(rm *)"), command)
+    assert denied.action == "deny" and "shell(rm *)" in denied.reason, denied.reason
+    asked = shell_verdict(_rules(f"shell({runner}*)"), command, "smart_approve")
+    assert asked.action == "ask", asked.reason
+    assert asked.read_why is not None and asked.read_why.startswith(f"{runner} runs rm")
+
+
+@pytest.mark.parametrize(("command", "allow"), [
+    ("gcloud compute ssh vm --command 'tail -n 50 /var/log/app.log'",
+     "shell(gcloud*),shell(tail*)"),
+    ("ansible all -a 'uptime'", "shell(ansible*),shell(uptime*)"),
+    ("ansible all -m copy -a 'src=a dest=/etc/a'", "shell(ansible*)"),
+    ("pdsh -w web1 tail /var/log/syslog", "shell(pdsh*),shell(tail*)"),
+    ("gcloud compute ssh vm", "shell(gcloud*)")])
+def test_other_remote_runners_covered_commands_run(command: str, allow: str) -> None:
+    found = shell_verdict(_rules(allow), command, "smart_approve")
+    assert found.action == "run", found.reason
