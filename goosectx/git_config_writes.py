@@ -25,6 +25,7 @@ from goosectx.shell_dirs import chdir_dirs
 from goosectx.shell_git import git_subcommand
 from goosectx.shell_given import socat_files
 from goosectx.shell_options import WGET_VALUED, long_option, short_value
+from goosectx.shell_remote import local_writes
 from goosectx.written_names import SENSITIVE, created, sensitive_or_outside, url_names
 
 _COPIERS = frozenset({"cp", "mv", "install", "ln", "rsync", "scp"})
@@ -133,6 +134,8 @@ def writes_git_config(name: str, args: list[str], where: Where | None = None) ->
         paths = [a for a in args if not a.startswith("-")][1:2]
     elif name == "socat":  # socat - CREATE:.git/hooks/x,perm=0755
         paths = socat_files(args)
+    elif name in ("ssh", "autossh"):  # ssh -E .git/config host: its log, socket, known hosts
+        paths = local_writes(name, args)
     elif extracted := _extracted_into(*table_name(name, args)):  # unrar x a.rar .git/hooks/
         paths = extracted
     elif name == "pax" and _pax_renames(args):  # pax -r -s ',^,.git/,': names it makes up

@@ -173,9 +173,15 @@ def _with_subcommands(forms: CommandForms) -> CommandForms:
     an allow rule still matches
     :attr:`CommandForms.words` only.
     """
-    extra = [x for form in forms.all for x in subcommand_forms(form)]
-    extra += [x for form in (*forms.all, *extra) for x in equal_forms(form)]  # npm i: install
-    return replace(forms, all=tuple(dict.fromkeys((*forms.all, *extra)))) if extra else forms
+    named = _other_names(forms.all)
+    return replace(forms, all=named) if len(named) > len(forms.all) else forms
+
+
+def _other_names(forms: tuple[str, ...]) -> tuple[str, ...]:
+    """``forms`` and their subcommand forms, each under its other names (``npm i``: install)."""
+    extra = [x for form in forms for x in subcommand_forms(form)]
+    extra += [x for form in (*forms, *extra) for x in equal_forms(form)]
+    return tuple(dict.fromkeys((*forms, *extra))) if extra else forms
 
 
 _TRAILING_STAR = re.compile(r"\w *\*$")
@@ -295,10 +301,11 @@ def match_rules(rules: PermissionRules, tool_name: str, arguments: Mapping[str, 
         if hits:
             return RuleMatch(kind, tuple(dict.fromkeys(hits)), clause=_clause(
                 hits[0], tool_name, [f for s in subjects for f in s.all]))
-    maybe = [r for s in subjects if s.maybe
-             for r in matching_rules((*rules.deny, *rules.ask), tool_name, s.maybe)]
+    may_start = [_other_names(s.maybe) for s in subjects]  # npx npm i x: npm install x too
+    maybe = [r for forms in may_start if forms
+             for r in matching_rules((*rules.deny, *rules.ask), tool_name, forms)]
     if maybe:  # chroot / rm x: a runner may start what the rule names
-        clause = _clause(maybe[0], tool_name, [f for s in subjects for f in s.maybe])
+        clause = _clause(maybe[0], tool_name, [f for forms in may_start for f in forms])
         return RuleMatch("ask", unreadable=f"a program it runs may start `{clause}`, which "
                                            f"{maybe[0]} names", clause=clause)
     why = _unreadable(rules, subjects) if tool_name == "shell" else None

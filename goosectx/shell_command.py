@@ -55,7 +55,13 @@ from goosectx.shell_languages import language_commands, sets_startup_command
 from goosectx.shell_lexer import Part, Word, lex, unexpanded
 from goosectx.shell_multicall import applet_words
 from goosectx.shell_program import ASSIGNMENT, MAX_STEPS, after_keywords, program_argv
-from goosectx.shell_remote import REMOTE_CLIENTS, remote_command
+from goosectx.shell_remote import (
+    REMOTE_CLIENTS,
+    local_count,
+    other_remote,
+    remote_command,
+    stdin_commands,
+)
 from goosectx.shell_reparse import hidden_code
 from goosectx.shell_runners import (
     COMPUTED,
@@ -136,6 +142,8 @@ def command_forms(part: Part, line: str = "", dirs: LineDirs | None = None) -> C
     r.reasons += [part.unreadable] if part.unreadable else []
     _check_subscripts(words, r)
     _normalise(words, r, 0, leading=True)
+    if (fed := part.input_of) is not None:  # ssh dev < cleanup.sh: what ssh reads runs there
+        r.reasons += filter(None, [stdin_commands(after_keywords(fed.words, fed.piped))])
     if part.input_of is not None and part.words[1:]:  # patch -p1 < x.diff: the files it names
         r.reasons += filter(None, [redirected_diff(
             [w.value for w in part.input_of.words], part.words[-1].value,
@@ -265,9 +273,10 @@ def _normalise(words: list[Word], r: _Reading, depth: int,  # noqa: C901, PLR091
         r.runs.append((name, tuple(args), tuple(assigned), r.tried))  # deny_backstop
         fixed = not any(_computed(w) for w in words[1:])  # its inner lines are as written
         hidden = hidden_commands(name, args, r.fed) or hidden_program(
-            name, args, r.fed, r.where) or (  # r.where: cd .git && tee HEAD
+            name, args, r.fed, r.where, r.remote) or (  # r.where: cd .git && tee HEAD
             language_commands(name, words[1:], r.fed)) or (  # gdb -ex 'shell …', sqlite3 …
-            None if r.remote else unmodelled_write(name, args, r.where)) or (  # cmake -E x .git
+            None if r.remote else unmodelled_write(name, args[:local_count(  # pdsh -w h rm /x
+                [name, *args]) - 1], r.where)) or (  # cmake -E x .git
             diff_writes(name, args, r.where, r.fed, r.line)) or (  # patch -i x.diff: its files
             build_elsewhere(name, args, r.where))  # cd "$X" && make: that dir's Makefile
         if hidden:
@@ -296,6 +305,9 @@ def _normalise(words: list[Word], r: _Reading, depth: int,  # noqa: C901, PLR091
         if name in AWK or name in SED:  # awk_program, sed_script: no allow rule covers more
             r.beyond += filter(None, ["its program is made at run time" if code == COMPUTED else
                                       awk_beyond(args) if name in AWK else sed_beyond(args)])
+        if (far := other_remote(name, args)) is not None:  # gcloud compute ssh vm --command
+            _remote_line(far[0], r, depth, fixed, name)
+            return
         started = started_commands(name, args, r.fed, [_computed(w) for w in words[1:]])
         unwrapped = unwrap(name, words[1:]) if name in WRAPPERS else None
         reasons += filter(None, [started.unreadable, run_time_words(  # find {-exec,}; xargs env
@@ -373,6 +385,13 @@ def _run_by(name: str, words: list[Word], r: _Reading, depth: int) -> None:
     del r.forms[before:]
 
 
+def _remote_line(line: str, r: _Reading, depth: int, written: bool, name: str) -> None:
+    """A command line another host runs (``ssh dev 'cd /srv/app && make'``): its dirs not ours."""
+    here, (r.dirs, r.where, r.remote) = (r.dirs, r.where, r.remote), (None, None, True)
+    _add_line(line, r, depth, written, name)
+    r.dirs, r.where, r.remote = here
+
+
 def _remote_by(name: str, words: list[Word], r: _Reading, depth: int, written: bool) -> None:
     """The command lines ``ssh`` / ``autossh`` / ``mosh`` run, each a command ``name`` starts.
 
@@ -385,10 +404,14 @@ def _remote_by(name: str, words: list[Word], r: _Reading, depth: int, written: b
     found = remote_command(name, [w.value for w in words])
     for line in found.local:
         _add_line(line, r, depth, written, f"{name} -o" if name != "mosh" else name)
+    if found.server is not None:  # mosh --server='rm -rf /srv' host
+        _add_line(found.server, r, depth, written, name)
+    if r.fed and (why := stdin_commands([Word(name, name), *words])):
+        r.reasons.append(why)  # ssh dev <<'EOF' … / echo 'rm x' | ssh dev
     if found.remote is None or found.at is None:
         return
     before = len(r.started)
-    _add_line(found.remote, r, depth, written, name)
+    _remote_line(found.remote, r, depth, written, name)
     at = next((i for i, w in enumerate(r.top) if w is words[found.at]), None)
     if at is not None and len(r.started) == before + 1 and len(words) - found.at > 1:
         starter, form, _head = r.started[before]  # ssh host git pull: one command, its words

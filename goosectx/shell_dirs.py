@@ -176,9 +176,12 @@ def _loop_moving(parts: list[Part]) -> int | None:
 
 
 def _inner_lines(part: Part, command: str) -> tuple[str, ...]:
+    """The command lines ``part`` runs here (not ``ssh dev 'cd /srv && …'``'s: the host's)."""
     from goosectx.shell_command import command_forms  # it reads what the rules read
+    from goosectx.shell_remote import remote_lines
 
-    return command_forms(part, command).inner
+    remote = remote_lines([w.value for w in command_words(part.words)])
+    return tuple(line for line in command_forms(part, command).inner if line not in remote)
 
 
 def _moved(words: list[Word], dirs: tuple[Dir, ...], command: str,

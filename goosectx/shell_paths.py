@@ -62,6 +62,7 @@ from goosectx.shell_dirs import (
     stdin_arguments,
 )
 from goosectx.shell_program import SYSTEM_PROGRAM
+from goosectx.shell_remote import local_count
 from goosectx.shell_sed import backup_dir
 from goosectx.shell_unwrap import WRAPPERS, unwrap
 from goosectx.shell_words import Word
@@ -113,6 +114,7 @@ def outside_words(command: str, working_dir: Path,
         args = command_words(part.words)
         if not args or args[0].value.rsplit("/", 1)[-1] in NO_FILE_ARGUMENTS:
             continue
+        args = args[:local_count([w.value for w in args])]  # ssh dev tail /var/log/x: remote
         if (moved := _cd_elsewhere(args, working_dir, real_dir, command)) is not None:
             yield moved
         if (fed := stdin_arguments(args)) is not None:

@@ -343,7 +343,7 @@ their long options for it: :data:`goosectx.option_table.OPTIONS`' ``Does.RUNS_FI
 
 
 def hidden_program(name: str, args: list[str], fed: bool = True,
-                   where: Where | None = None) -> str | None:
+                   where: Where | None = None, remote: bool = False) -> str | None:
     r"""Why ``name`` runs a program the rules cannot see, or ``None``.
 
     ``awk -f /dev/stdin``, ``sed -f $f``, ``make -f -``: a ``-f`` file that
@@ -351,8 +351,8 @@ def hidden_program(name: str, args: list[str], fed: bool = True,
     ``env -S 'rm\_x'``: a string env splits with its own escapes (``\_`` is a space) or
     variables (``${X}``), not as the rules read it.
     """
-    if why := (git_hidden(args) if name == "git" else None) or writes_git_config(name, args,
-                                                                                  where):
+    if why := (git_hidden(args) if name == "git" else None) or (
+            None if remote else writes_git_config(name, args, where)):  # ssh dev tee x: not ours
         return why  # git -c core.hooksPath=h; echo … >> .git/config
     if why := pager_keys(name, args) or transfer_commands(name, args, fed) or apt_options(
             name, args) or launcher_scripts(name, args) or option_writes(name, args) or (

@@ -4,11 +4,13 @@ docs/architecture.md §4, clause 2 of the one approval decision. A rule on a sub
 written one way (``shell(npm install*)``, ``shell(pip install*)``, ``shell(docker rm*)``,
 ``shell(helm uninstall*)``, ``shell(terraform destroy*)``, ``shell(git push*)``); the tool
 takes the same command under other names: ``npm i``, ``npm add`` (and npm's own typo forms
-``npm isntall``), ``pip3``, ``python3 -m pip``, ``uv pip``, ``docker container rm``, ``docker
-image push``, ``docker-compose``, ``helm delete``, ``terraform apply -destroy``, ``git subtree
-push`` (which runs ``git push``). :func:`equal_forms` gives a command's forms under each
-other name, so a deny or ask rule written with any of them catches all; an allow rule still
-matches the command as written. What the command text shows, not a sandbox.
+``npm isntall``; ``npm it`` runs ``npm install``), ``pip3``, ``python3 -I -m pip`` (pip's
+options before its subcommand skipped), ``uv pip``, ``docker container rm`` / ``remove``,
+``docker image push``, ``docker-compose``, ``helm delete``, ``terraform apply -destroy`` /
+``--destroy=true``, ``git subtree [-P lib] push`` (which runs ``git push``).
+:func:`equal_forms` gives a command's forms under each other name, so a deny or ask rule
+written with any of them catches all; an allow rule still matches the command as written.
+What the command text shows, not a sandbox.
 
 Core module: no printing.
 """
@@ -45,14 +47,49 @@ _MANAGED = {("container", "ls"): "ps", ("image", "rm"): "rmi", ("image", "ls"): 
 _TOP_LEVEL = {short: list(long) for long, short in _MANAGED.items()}
 _DOCKERS = frozenset({"docker", "podman", "nerdctl"})
 _PYTHON = re.compile(r"python(?:3(?:\.\d+)?)?")
+_PYTHON_VALUED = frozenset({"-X", "-W", "--check-hash-based-pycs"})
+"""python's options that take the next word as their value (``python -X utf8 -m pip``)."""
+_SUBTREE_VALUED = frozenset({"-P", "--prefix", "-m", "--message", "-b", "--branch", "--onto"})
+"""git subtree's options that take the next word as their value (``git subtree -P lib push``)."""
+_DESTROY = frozenset({"-destroy", "--destroy", "-destroy=true", "--destroy=true"})
 _PIP = re.compile(r"pip(?:3(?:\.\d+)?)?")
 
 
+def _after_options(words: list[str], valued: frozenset[str]) -> int:
+    """The index of the first word of ``words`` that is no option nor an option's value."""
+    k = 0
+    while k < len(words) and words[k].startswith("-") and words[k] != "-":
+        k += 2 if words[k] in valued else 1
+    return k
+
+
+def _python_module(words: list[str]) -> tuple[str, list[str]] | None:
+    """``python -I -m pip install x`` / ``python3 -mpip install x`` → ``("pip", [install, x])``."""
+    k = 1
+    while k < len(words) and words[k].startswith("-") and words[k] != "-":
+        if words[k] == "-m" and k + 1 < len(words):
+            return words[k + 1], words[k + 2:]
+        if words[k].startswith("-m") and not words[k].startswith("--"):
+            return words[k][2:], words[k + 1:]
+        if words[k] in {"-c", "--"} or words[k].startswith("-c"):
+            return None  # -c CODE: no module runs
+        k += 2 if words[k] in _PYTHON_VALUED else 1
+    return None
+
+
 def _program_forms(words: list[str]) -> list[list[str]]:
-    """``words`` under the other names of its program: ``python3 -m pip`` / ``pip3`` → ``pip``."""
+    """``words`` under the other names of its program: ``python3 -m pip`` / ``pip3`` → ``pip``.
+
+    pip's global options before its subcommand are skipped (``pip -q install``), as
+    :func:`goosectx.shell_subcommands.subcommand_forms` does for ``pip`` itself.
+    """
     name = words[0].rsplit("/", 1)[-1]
-    if _PYTHON.fullmatch(name) and words[1:3] == ["-m", "pip"]:
-        rest = words[3:]
+    module = _python_module(words) if _PYTHON.fullmatch(name) else None
+    if module is not None and _PIP.fullmatch(module[0]):
+        rest = module[1]
+        sub = _after_options(rest, frozenset())
+        if 0 < sub < len(rest):  # python3 -m pip -q install x: also pip install x
+            return [[pip, *r] for pip in ("pip", "pip3") for r in (rest, rest[sub:])]
     elif name == "uv" and words[1:2] == ["pip"]:
         rest = words[2:]
     elif name in _DOCKERS and words[1:2] == ["compose"]:
@@ -71,14 +108,20 @@ def _subcommand_forms(words: list[str]) -> list[list[str]]:
     name, sub, rest = words[0].rsplit("/", 1)[-1], words[1], words[2:]
     out = [[words[0], other, *rest] for group in _GROUPS.get(name, ()) if sub in group
            for other in group if other != sub]
+    if name == "npm" and sub in {"it", "install-test"}:
+        out += [[words[0], "install", *rest]]  # npm it runs npm install, then npm test
+    if name in _DOCKERS and rest[:1] == ["remove"]:  # docker volume remove v: remove is rm
+        named = [words[0], sub, "rm", *rest[1:]]
+        return [*out, named, *_subcommand_forms(named)]
     if name in _DOCKERS:
         if (short := _MANAGED.get((sub, rest[0] if rest else ""))) is not None:
             out.append([words[0], short, *rest[1:]])
         out += [[words[0], *long, *rest] for long in [_TOP_LEVEL.get(sub)] if long]
-    elif name == "terraform" and sub == "apply" and "-destroy" in rest:
-        out.append([words[0], "destroy", *(w for w in rest if w != "-destroy")])
-    elif name == "git" and sub == "subtree" and rest[:1] == ["push"]:
-        out.append([words[0], "push", *rest[1:]])  # git-subtree runs git push
+    elif name == "terraform" and sub == "apply" and not _DESTROY.isdisjoint(rest):
+        out.append([words[0], "destroy", *(w for w in rest if w not in _DESTROY)])
+    elif name == "git" and sub == "subtree" and (
+            k := _after_options(rest, _SUBTREE_VALUED)) < len(rest) and rest[k] == "push":
+        out.append([words[0], "push", *rest[k + 1:]])  # git-subtree runs git push
     return out
 
 

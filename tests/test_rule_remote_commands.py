@@ -9,6 +9,8 @@ them). A login or a tunnel (``ssh host``, ``ssh -N -L …``) is still covered by
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from rules_support import shell_verdict
 
@@ -87,3 +89,131 @@ def test_an_autossh_config_file_is_read_as_ssh_s(command: str, expected: str) ->
     assert found.action == expected, found.reason
     if expected == "ask":
         assert "autossh -F reads a configuration file" in found.reason
+
+
+STDIN = ["ssh dev <<'EOF'\nrm -rf /srv/app\nEOF", "echo 'rm -rf ~' | ssh dev",
+         "ssh dev < cleanup.sh", "ssh -T dev <<< 'rm -rf x'", "ssh -tt dev < ./steps.txt",
+         "cat cmds | autossh -M 0 dev", "mosh dev <<< 'rm x'"]
+
+
+@pytest.mark.parametrize("command", STDIN)
+def test_a_remote_shell_fed_its_commands_on_stdin_asks(command: str) -> None:
+    """test29c HIGH 7: with no remote command ssh's remote login shell runs what it reads —
+    ``ssh dev <<'EOF' rm -rf /srv/app`` ran under a deny rule on rm and under shell(ssh*)."""
+    why = "runs the commands it reads from its standard input on the remote host"
+    denied = shell_verdict(_rules("shell(*)", "shell(rm *)"), command)
+    assert denied.action == "ask" and why in denied.reason, denied.reason
+    smart = shell_verdict(_rules("shell(ssh*),shell(mosh*),shell(autossh*),shell(echo*),"
+                                 "shell(cat*)"), command, "smart_approve")
+    assert smart.action == "ask" and why in smart.reason, smart.reason
+
+
+@pytest.mark.parametrize("command", [
+    "ssh dev < /dev/null", "ssh -N -L 8080:localhost:80 dev < /dev/null",
+    "echo x | ssh -N -L 8080:localhost:80 dev", "ssh dev uptime < /dev/null",
+    "echo hi | ssh dev uptime"])
+def test_a_tunnel_or_a_remote_command_with_stdin_still_runs(command: str) -> None:
+    found = shell_verdict(_rules("shell(*)", "shell(rm *)"), command)
+    assert found.action == "run", found.reason
+
+
+def test_mosh_server_is_a_remote_command_line() -> None:
+    """test29c HIGH 7: ``mosh --server='rm -rf /srv' dev`` ran under a deny rule on rm."""
+    for command in ("mosh --server='rm -rf /srv' dev", "mosh --server 'rm -rf /srv' dev"):
+        found = shell_verdict(_rules("shell(*)", "shell(rm *)"), command)
+        assert found.action == "deny" and "shell(rm *)" in found.reason, found.reason
+    assert shell_verdict(_rules("shell(*)", "shell(rm *)"),
+                         "mosh --server='mosh-server new -p 60001' dev").action == "run"
+
+
+REMOTE_PATHS = [
+    ("ssh dev 'cd /srv/app && git pull && make restart'",
+     "shell(ssh*),shell(cd*),shell(git*),shell(make*)"),
+    ("ssh dev git -C /srv/app pull", "shell(ssh*),shell(git*)"),
+    ("ssh -p 2222 dev tail -n 50 /var/log/app.log", "shell(ssh*),shell(tail*)"),
+    ("mosh dev -- tail -f /var/log/syslog", "shell(mosh*),shell(tail*)")]
+
+
+@pytest.mark.parametrize(("command", "allow"), REMOTE_PATHS,
+                         ids=[command for command, _ in REMOTE_PATHS])
+def test_a_remote_commands_paths_are_the_remote_hosts(command: str, allow: str) -> None:
+    """test29c: ``ssh -p 2222 dev tail -n 50 /var/log/app.log`` asked (``/var/log/app.log is
+    outside the project``) — a path on the remote host is none of this project's."""
+    found = shell_verdict(_rules(allow), command, "smart_approve")
+    assert found.action == "run", found.reason
+    denied = shell_verdict(_rules(allow, "shell(make *),shell(tail *),shell(git pull*)"),
+                           command)
+    assert denied.action == "deny", denied.reason
+
+
+@pytest.mark.parametrize(("command", "named"), [
+    ("ssh -E /tmp/ssh.log dev uptime", "/tmp/ssh.log is outside the project"),
+    ("ssh -o ProxyCommand='cd /tmp && make' dev", "make runs the build file in /tmp"),
+    ("ssh dev uptime && tail /var/log/x", "/var/log/x is outside the project")])
+def test_local_paths_of_a_remote_shells_line_are_still_judged(command: str,
+                                                               named: str) -> None:
+    found = shell_verdict(_rules("shell(ssh*),shell(uptime*),shell(cd*),shell(tail*),"
+                                 "shell(make*)"), command, "smart_approve")
+    assert found.action == "ask" and named in found.reason, found.reason
+
+
+@pytest.mark.parametrize(("command", "written"), [
+    ("ssh -E .git/config dev", ".git/config"),
+    ("ssh -S .git/hooks/post-checkout -M dev", ".git/hooks/post-checkout"),
+    ("ssh dev -o UserKnownHostsFile=.git/hooks/pre-commit", ".git/hooks/pre-commit"),
+    ("ssh -o 'ControlPath .git/hooks/pre-push' dev", ".git/hooks/pre-push"),
+    ("autossh -M 0 -E .git/config dev", ".git/config")])
+def test_the_local_files_ssh_writes_are_judged_as_write_targets(tmp_path: Path, command: str,
+                                                                written: str) -> None:
+    """test29c MEDIUM: ``ssh -E .git/config host`` ran under auto and a deny rule, and its
+    debug log broke the repository's config."""
+    (tmp_path / ".git" / "hooks").mkdir(parents=True)
+    found = shell_verdict(_rules("shell(*)", "shell(rm *)"), command, working_dir=tmp_path)
+    assert found.action == "ask" and f"ssh writes {written}" in found.reason, found.reason
+
+
+@pytest.mark.parametrize("command", [
+    "ssh -E ssh.log dev uptime", "ssh -S ctl -M -N dev", "ssh -i .git/../key dev",
+    "ssh -o IdentityFile=id_ed25519 -o UserKnownHostsFile=known dev",
+    "ssh -o ControlPath=none dev", "ssh dev tee -a .git/config"])
+def test_ssh_files_read_or_written_elsewhere_still_run(tmp_path: Path, command: str) -> None:
+    (tmp_path / ".git").mkdir()
+    found = shell_verdict(_rules("shell(*)", "shell(rm *)"), command, working_dir=tmp_path)
+    assert found.action == "run", found.reason
+
+
+OTHER_RUNNERS = [
+    ("gcloud compute ssh vm --zone z --command 'rm -rf /srv'", "gcloud"),
+    ("gcloud compute ssh vm --command='rm -rf /srv'", "gcloud"),
+    ("gcloud compute ssh vm -- rm -rf /srv", "gcloud"),
+    ("az ssh vm -n box -g rg -- rm -rf /srv", "az"),
+    ("ansible all -a 'rm -rf /srv'", "ansible"),
+    ("ansible web -m shell -a 'rm -rf /srv'", "ansible"),
+    ("et dev -c 'rm -rf /srv'", "et"), ("et dev --command='rm -rf /srv'", "et"),
+    ("pdsh -w web[1-3] rm -rf /srv", "pdsh"), ("pssh -h hosts.txt -i rm -rf /srv", "pssh"),
+    ("rsh -l me dev rm -rf /srv", "rsh"), ("tsh ssh -p 22 me@dev rm -rf /srv", "tsh")]
+
+
+@pytest.mark.parametrize(("command", "runner"), OTHER_RUNNERS,
+                         ids=[command for command, _ in OTHER_RUNNERS])
+def test_other_remote_runners_command_lines_are_remote_commands(command: str,
+                                                                runner: str) -> None:
+    """test29c MEDIUM: ``gcloud compute ssh vm --command 'rm -rf /srv'``, ``ansible all -a``,
+    ``et -c`` ran under a deny rule on rm; pdsh/tsh asked only that they may write /srv."""
+    denied = shell_verdict(_rules("shell(*)", "shell(rm *)"), command)
+    assert denied.action == "deny" and "shell(rm *)" in denied.reason, denied.reason
+    asked = shell_verdict(_rules(f"shell({runner}*)"), command, "smart_approve")
+    assert asked.action == "ask", asked.reason
+    assert asked.read_why is not None and asked.read_why.startswith(f"{runner} runs rm")
+
+
+@pytest.mark.parametrize(("command", "allow"), [
+    ("gcloud compute ssh vm --command 'tail -n 50 /var/log/app.log'",
+     "shell(gcloud*),shell(tail*)"),
+    ("ansible all -a 'uptime'", "shell(ansible*),shell(uptime*)"),
+    ("ansible all -m copy -a 'src=a dest=/etc/a'", "shell(ansible*)"),
+    ("pdsh -w web1 tail /var/log/syslog", "shell(pdsh*),shell(tail*)"),
+    ("gcloud compute ssh vm", "shell(gcloud*)")])
+def test_other_remote_runners_covered_commands_run(command: str, allow: str) -> None:
+    found = shell_verdict(_rules(allow), command, "smart_approve")
+    assert found.action == "run", found.reason

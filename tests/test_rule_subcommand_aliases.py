@@ -41,6 +41,20 @@ CAUGHT = [
     ("shell(git push*)", "git -C . subtree push -P docs origin main"),
     ("shell(cargo run*)", "cargo r --release"),
     ("shell(brew uninstall*)", "brew rm wget"),
+    # test29c: options before the subcommand, more other names
+    ("shell(git push*)", "git subtree -P lib push origin main"),
+    ("shell(git push*)", "git subtree --prefix=lib push origin main"),
+    ("shell(git push*)", "git subtree --prefix lib --squash push origin main"),
+    ("shell(npm install*)", "npm it"), ("shell(npm install*)", "npm install-test"),
+    ("shell(pip install*)", "python -I -m pip install x"),
+    ("shell(pip install*)", "python3 -mpip install x"),
+    ("shell(pip install*)", "python3 -X utf8 -m pip install x"),
+    ("shell(pip install*)", "python3 -m pip -q install x"),
+    ("shell(docker rm*)", "docker container remove c"),
+    ("shell(docker rmi*)", "docker image remove me/app"),
+    ("shell(docker volume rm*)", "docker volume remove data"),
+    ("shell(terraform destroy*)", "terraform apply --destroy"),
+    ("shell(terraform destroy*)", "terraform apply -destroy=true"),
 ]
 
 
@@ -60,6 +74,11 @@ LEFT = [
     ("shell(terraform destroy*)", "terraform apply"),
     ("shell(terraform destroy*)", "terraform plan -destroy"),
     ("shell(git push*)", "git subtree pull -P docs origin main"),
+    ("shell(git push*)", "git subtree -P push pull origin main"),
+    ("shell(npm install*)", "npm test"), ("shell(pip install*)", "python3 -I -m pytest -q"),
+    ("shell(pip install*)", "python3 -c 'import pip' install"),
+    ("shell(docker rm*)", "docker volume remove data"),
+    ("shell(terraform destroy*)", "terraform apply -destroy=false"),
 ]
 
 
@@ -84,3 +103,21 @@ def test_equal_forms_lists_each_other_name_once() -> None:
     assert "npm install x" in forms and "npm add x" in forms
     assert len(forms) == len(set(forms)) and "npm i x" not in forms
     assert equal_forms("ls -la") == [] and equal_forms("npm") == []
+
+
+STARTED = [("shell(npm install*)", "npx npm i x", "npm install x"),
+           ("shell(npm install*)", "uv run npm i x", "npm install x"),
+           ("shell(docker rm*)", "npx docker container rm c", "docker rm c")]
+
+
+@pytest.mark.parametrize(("rule", "command", "clause"), STARTED,
+                         ids=[c for _r, c, _f in STARTED])
+def test_what_a_runner_may_start_is_read_under_its_other_names(
+        tmp_path: Path, rule: str, command: str, clause: str) -> None:
+    """test29c: ``npx npm install x`` asked under a deny rule on ``npm install``; ``npx npm i
+    x`` ran — the may-start check now reads the other names too."""
+    verdict = shell_verdict(PermissionRules(deny=(rule,)), command, "auto", working_dir=tmp_path)
+    assert verdict.action == "ask", verdict.reason
+    assert f"may start `{clause}`, which {rule} names" in verdict.reason
+    assert shell_verdict(PermissionRules(deny=(rule,)), "npx prettier --check .", "auto",
+                         working_dir=tmp_path).action == "run"
