@@ -154,8 +154,9 @@ def test_an_ask_rule_notice_says_which_rule_and_quotes_a_part_only_terminal_safe
     fake_model.add(shell("git push origin main"), shell("$X '\x1b]0;owned\x07'"),
                    {"text": "Could not."})
     _code, _out, err = run("text", mode="auto")
-    assert ("shell needs approval and there is no terminal to ask, so it was denied; a "
-            "permission rule asks: shell(git push*); no --allow rule or mode can run it: "
-            "answer it in the REPL, or drop or narrow the deny or ask rule behind it") in err
+    assert ("shell needs approval and there is no terminal to ask, so it was denied; `git "
+            "push origin main` matches ask rule shell(git push*); no --allow rule or mode can "
+            "run it: answer it in the REPL, or drop or narrow the deny or ask rule behind it"
+            ) in " ".join(err.split())  # appb29: the question names the rule and the command
     assert "its program is named at run time or by a glob or brace expansion, in `$X '" in err
     assert "\x1b" not in err and "\x07" not in err  # the model's text, made terminal-safe
