@@ -37,6 +37,9 @@ _HEADER = re.compile(r"^(?:\+\+\+|---) (.+)$|^diff --git (\S+) (\S+)\s*$|"
 """The lines of a unified or git diff that name a file."""
 _GIT_VALUED = ("--directory", "--include", "--exclude", "--whitespace", "--build-fake-ancestor")
 _GIT_READ_ONLY = ("--check", "--stat", "--numstat", "--summary")
+_PATCH_LONG = (("--strip", "strip"), ("--input", "input"), ("--directory", "directory"),
+               ("--output", "output"), ("--prefix", "prefix"), ("--basename-prefix", "basename"),
+               ("--suffix", "suffix"))
 
 
 @dataclass
@@ -53,6 +56,8 @@ class Applied:
     """Files the command line names that it writes (``patch ORIGINAL DIFF``: ORIGINAL)."""
     output: bool = False
     """``patch -o F``: it writes F (judged as the option's), none of the diff's names."""
+    backup: dict[str, str] = field(default_factory=dict)
+    """``patch``'s backup names: ``prefix`` (``-B``), ``basename`` (``-Y``), ``suffix`` (``-z``)."""
 
 
 def applied(name: str, args: list[str]) -> Applied | None:
@@ -102,17 +107,17 @@ def _patch(args: list[str]) -> Applied:
             break
         if word[:2] == "--":
             value = word.partition("=")[2] if "=" in word else value_at(args, i + 1) or ""
-            for option, slot in (("--strip", "strip"), ("--input", "input"),
-                                 ("--directory", "directory"), ("--output", "output")):
+            for option, slot in _PATCH_LONG:
                 if long_option(word, option):
                     _set(found, slot, value)
                     i += 0 if "=" in word else 1
+                    break
             i += 1
             continue
         if word[:1] == "-" and len(word) > 1:
             short = short_value(args, i, PATCH_VALUED)
-            slot = {"p": "strip", "i": "input", "d": "directory", "o": "output"}.get(
-                short.letter, "")
+            slot = {"p": "strip", "i": "input", "d": "directory", "o": "output",
+                    "B": "prefix", "Y": "basename", "z": "suffix"}.get(short.letter, "")
             if slot and short.value is not None:
                 _set(found, slot, short.value)
             i = short.next
@@ -133,6 +138,8 @@ def _set(found: Applied, slot: str, value: str) -> None:
         found.directory = value
     elif slot == "output":
         found.output = value not in ("", "-")  # -o -: the patched text to standard output
+    else:  # -B .git/hooks/: each file's backup is written there (before the file itself)
+        found.backup[slot] = value
 
 
 def diff_names(text: str) -> list[str]:
@@ -156,6 +163,9 @@ def _stripped(name: str, strip: int | None) -> list[str]:
 def judge_names(name: str, names: list[str], how: Applied, where: Where | None,
                 source: str) -> str | None:
     """Why ``name`` writing the files ``names`` (a diff's, as written) asks, or ``None``."""
+    if any(re.search(r"[$`*?\[]", v) for v in how.backup.values()):
+        return (f"{name}'s backup files are named by a path bash makes at run time: where it "
+                "writes them is not known")
     for written in names:
         for path in _stripped(written, how.strip):
             path = os.path.join(how.directory, path) if how.directory else path
@@ -163,6 +173,22 @@ def judge_names(name: str, names: list[str], how: Applied, where: Where | None,
                 return f"{why} (the diff {source} names it)"
             if sensitive_or_outside(path, where) == SENSITIVE:
                 return f"{name} writes {path}, which {SENSITIVE} (the diff {source} names it)"
+            if why := _backup_writes(name, path, how, where):
+                return f"{why} (a backup of {path}, which the diff {source} names)"
+    return None
+
+
+def _backup_writes(name: str, path: str, how: Applied, where: Where | None) -> str | None:
+    """Why ``patch -B/-Y/-z`` writing the backup of ``path`` asks, or ``None``."""
+    head, tail = os.path.split(path)
+    backups = [how.backup["prefix"] + path if "prefix" in how.backup else "",
+               os.path.join(head, how.backup["basename"] + tail) if "basename" in how.backup
+               else "", path + how.backup["suffix"] if "/" in how.backup.get("suffix", "") else ""]
+    for backup in filter(None, backups):
+        if why := protected_write(name, os.path.normpath(backup), where):
+            return why
+        if said := sensitive_or_outside(backup, where):
+            return f"{name} writes {os.path.normpath(backup)}, which {said}"
     return None
 
 

@@ -54,6 +54,14 @@ def _asks(work: Path, command: str, said: str) -> None:
     ("git diff | git apply -R", "git applies a diff it reads from a pipe or stream"),
     ("patch -p1 <<'EOF'\n" + _HOOK + "EOF", "patch writes .git/hooks/pre-commit: a hook is a "
                                            "command a later git runs (the diff in the line"),
+    ("patch -p1 -b -B .git/hooks/ < safe.diff", "patch writes .git/hooks/src/a.py: a hook is a "
+     "command a later git runs (a backup of src/a.py, which the diff safe.diff names)"),
+    ("patch -p1 --prefix=.git/ -b < safe.diff", "patch writes .git/src/a.py in the git directory"),
+    ("patch -p1 -Y ../../.git/hooks/ < safe.diff", "a backup of src/a.py"),
+    ("patch -p1 --basename-prefix=../.git/hooks/ -i safe.diff", "patch writes .git/hooks/a.py"),
+    ("patch -p1 -z /../../.git/hooks/x < safe.diff", "patch writes .git/hooks/x: a hook"),
+    ("patch -p1 -B /etc/ < safe.diff", "patch writes /etc/src/a.py, which is outside the project"),
+    ("patch -p1 -B \"$X\" < safe.diff", "patch's backup files are named by a path bash makes"),
     ("git receive-pack .git", "git receive-pack serves or writes a repository"),
     ("git upload-pack .", "git upload-pack serves or writes a repository"),
     ("git unpack-objects < x.pack", "git unpack-objects serves or writes a repository"),
@@ -68,6 +76,8 @@ def test_a_diff_naming_a_protected_file_or_one_not_read_asks(diffs: Path, comman
     "git apply --check hook.diff", "git apply --stat hook.diff", "git apply -v safe.diff",
     "patch -p1 <<'EOF'\n" + _SAFE + "-print(1)\n+print(2)\nEOF", "patch --dry-run -p1 < safe.diff",
     "patch -o out.py src/a.py hook.diff", "patch --output=out.py -p1 < missing.diff",
+    "patch -p1 -b < safe.diff", "patch -p1 -b -z .bak < safe.diff", "patch -p1 -B bak/ < safe.diff",
+    "patch -p1 --backup-if-mismatch -Y old- -i safe.diff",
 ])
 def test_a_diff_of_project_files_still_runs(diffs: Path, command: str) -> None:
     action, reason = _verdict(diffs, command)
