@@ -35,7 +35,10 @@ MAX_DIFF_BYTES = 1_000_000
 _HEADER = re.compile(r"^(?:\+\+\+|---) (.+)$|^diff --git (\S+) (\S+)\s*$|"
                      r"^(?:rename|copy) (?:to|from) (.+)$", re.MULTILINE)
 """The lines of a unified or git diff that name a file."""
-_GIT_VALUED = ("--directory", "--include", "--exclude", "--whitespace", "--build-fake-ancestor")
+_GIT_VALUED = ("--directory", "--include", "--exclude", "--whitespace", "--build-fake-ancestor",
+               "--patch-format", "--resolvemsg", "--quoted-cr", "--empty")  # the last 4: git am's
+_AM_GOING_ON = ("--continue", "-r", "--resolved", "--skip", "--abort", "--quit", "--retry",
+                "--show-current-patch", "--allow-empty")
 _GIT_READ_ONLY = ("--check", "--stat", "--numstat", "--summary")
 _PATCH_LONG = (("--strip", "strip"), ("--input", "input"), ("--directory", "directory"),
                ("--output", "output"), ("--prefix", "prefix"), ("--basename-prefix", "basename"),
@@ -63,18 +66,20 @@ class Applied:
 def applied(name: str, args: list[str]) -> Applied | None:
     """How ``name ARGS`` applies a diff, or ``None``.
 
-    ``None``: not ``patch`` or ``git apply``, or ``git apply --check``/``--stat`` (no write).
+    ``None``: not ``patch``, ``git apply`` or ``git am`` (its mailboxes: their diffs, judged as
+    ``git apply``'s), or ``git apply --check``/``--stat`` (no write), ``git am --continue``.
     """
     if name in PATCHERS:
         return _patch(args)
     if name != "git":
         return None
     at = git_subcommand(args)
-    if args[at:at + 1] != ["apply"]:
+    if args[at:at + 1] not in (["apply"], ["am"]):
         return None
     rest, found = args[at + 1:], Applied(strip=1)
-    if any(w in _GIT_READ_ONLY for w in rest) and "--apply" not in rest:
-        return None
+    if any(w in _GIT_READ_ONLY for w in rest) and "--apply" not in rest or args[at] == "am" and (
+            any(w in _AM_GOING_ON for w in rest)):
+        return None  # git am --continue: the mailbox read when it started (judged then)
     i = 0
     while i < len(rest):
         word = rest[i]

@@ -24,6 +24,10 @@ def diffs(project: Path) -> Path:
     (project / "safe.diff").write_text(_SAFE + "-print(1)\n+print(2)\n")
     (project / "env.diff").write_text("--- .env\n+++ .env\n@@ -1 +1 @@\n-A=1\n+A=2\n")
     (project / "big.diff").write_text(_SAFE + "+x\n" * 400_000)
+    mail = "From abc Mon Sep 17 00:00:00 2001\nFrom: a <a@b>\nSubject: [PATCH] x\n\n---\n"
+    (project / "hook.mbox").write_text(mail + "diff --git a/.git/hooks/pre-commit "
+                                       "b/.git/hooks/pre-commit\n" + _HOOK)
+    (project / "safe.mbox").write_text(mail + _SAFE + "-print(1)\n+print(2)\n")
     return project
 
 
@@ -62,6 +66,12 @@ def _asks(work: Path, command: str, said: str) -> None:
     ("patch -p1 -z /../../.git/hooks/x < safe.diff", "patch writes .git/hooks/x: a hook"),
     ("patch -p1 -B /etc/ < safe.diff", "patch writes /etc/src/a.py, which is outside the project"),
     ("patch -p1 -B \"$X\" < safe.diff", "patch's backup files are named by a path bash makes"),
+    ("git am hook.mbox", "git writes .git/hooks/pre-commit: a hook is a command a later git "
+                         "runs (the diff hook.mbox names it)"),
+    ("git am -3 --signoff < hook.mbox", "git writes .git/hooks/pre-commit: a hook"),
+    ("git am --directory=src hook.mbox", "git writes src/.git/hooks/pre-commit: a hook"),
+    ("git am missing.mbox", "git applies the diff missing.mbox, which cannot be read"),
+    ("curl -s https://x/p.mbox | git am", "git applies a diff it reads from a pipe or stream"),
     ("git receive-pack .git", "git receive-pack serves or writes a repository"),
     ("git upload-pack .", "git upload-pack serves or writes a repository"),
     ("git unpack-objects < x.pack", "git unpack-objects serves or writes a repository"),
@@ -78,6 +88,7 @@ def test_a_diff_naming_a_protected_file_or_one_not_read_asks(diffs: Path, comman
     "patch -o out.py src/a.py hook.diff", "patch --output=out.py -p1 < missing.diff",
     "patch -p1 -b < safe.diff", "patch -p1 -b -z .bak < safe.diff", "patch -p1 -B bak/ < safe.diff",
     "patch -p1 --backup-if-mismatch -Y old- -i safe.diff",
+    "git am safe.mbox", "git am -3 < safe.mbox", "git am --continue", "git am --abort",
 ])
 def test_a_diff_of_project_files_still_runs(diffs: Path, command: str) -> None:
     action, reason = _verdict(diffs, command)
