@@ -19,6 +19,8 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass, field
+from fnmatch import fnmatchcase
+from functools import lru_cache
 from pathlib import Path
 
 from goosectx.option_table import PATCH_VALUED
@@ -26,7 +28,9 @@ from goosectx.protected_paths import Where, protected_write
 from goosectx.sensitive import expand_user
 from goosectx.shell_dirs import Unknown
 from goosectx.shell_git import git_subcommand
+from goosectx.shell_lexer import lex, unexpanded
 from goosectx.shell_options import long_option, short_value, value_at
+from goosectx.shell_words import Part, Word
 from goosectx.written_names import SENSITIVE, sensitive_or_outside
 
 PATCHERS = frozenset({"patch", "gpatch"})
@@ -198,13 +202,13 @@ def _backup_writes(name: str, path: str, how: Applied, where: Where | None) -> s
 
 
 def diff_writes(name: str, args: list[str], where: Where | None, fed: bool,
-                line: str) -> str | None:
+                line: str, here: str = "") -> str | None:
     """Why ``name ARGS`` applying a diff may write a protected file, or ``None``.
 
-    Its diff files are read (:func:`diff_file_writes`); with none it reads its input: a
-    here-document or here-string is read from ``line``; another stream (``curl … | patch``)
-    cannot be read. A plain ``< FILE`` is judged by its redirection:
-    :func:`diff_file_writes` from :mod:`goosectx.shell_command`.
+    Its diff files are read (:func:`diff_file_writes`); with none it reads its input: its own
+    here-document or here-string (``here``: :attr:`goosectx.shell_words.Part.here`) is read
+    from ``line`` when bash expands nothing in it; another stream (``curl … | patch``) cannot
+    be read. A plain ``< FILE`` is judged by its redirection: :func:`redirected_diff`.
     """
     how = applied(name, args)
     if how is None or how.output:
@@ -213,18 +217,27 @@ def diff_writes(name: str, args: list[str], where: Where | None, fed: bool,
         if why := protected_write(name, original, where):
             return why
     for file in how.files:
-        if why := diff_file_writes(name, how, file, where):
+        if why := diff_file_writes(name, how, file, where, line):
             return why
     if how.files or not fed:
         return None  # patch < x.diff: judged as the redirection's; no input: nothing
-    if "<<" not in line:
+    if not here:
         return (f"{name} applies a diff it reads from a pipe or stream, which cannot be read "
                 "here: the files it writes are not known")
+    if here == "expands" or here == "body" and re.search(r"[$`]", unexpanded(line)):
+        return (f"{name} applies a diff from a here-document or here-string that bash expands "
+                "($, $( ), backticks), which cannot be read here: the files it writes are not "
+                "known")
     return judge_names(name, diff_names(line), how, where, "in the line")
 
 
-def diff_file_writes(name: str, how: Applied, file: str, where: Where | None) -> str | None:
-    """Why applying the diff ``file`` (read in each dir of ``where``) asks, or ``None``."""
+def diff_file_writes(name: str, how: Applied, file: str, where: Where | None,
+                     line: str = "") -> str | None:
+    """Why applying the diff ``file`` (read in each dir of ``where``) asks, or ``None``.
+
+    ``line``: the command line, whose other commands may write ``file`` first
+    (:func:`written_first`).
+    """
     if where is None:
         return None
     unread = f"{name} applies the diff {file}, which cannot be read here"
@@ -232,6 +245,9 @@ def diff_file_writes(name: str, how: Applied, file: str, where: Where | None) ->
     if re.search(r"[$`*?\[]", file) or file.startswith(("/dev/", "/proc/")):
         return f"{unread} (its name is made at run time or is a stream): the files it writes " \
                "are not known"
+    if writer := written_first(line, file):
+        return (f"{unread} as it will be: `{writer}` before it in the line may write it, so "
+                "the files it writes are not known")
     for base in (where.root,) if written.is_absolute() else where.dirs:
         if isinstance(base, Unknown):
             return f"{unread} (after {base.after}): the files it writes are not known"
@@ -248,12 +264,82 @@ def diff_file_writes(name: str, how: Applied, file: str, where: Where | None) ->
     return None
 
 
-def redirected_diff(program: list[str], file: str, where: Where | None) -> str | None:
-    """``patch -p1 < FILE``: why the diff ``FILE`` given to ``program`` (its words) asks."""
-    if not program:
-        return None
-    name = program[0].rsplit("/", 1)[-1]
-    how = applied(name, program[1:])
-    if how is None or how.files or how.output:
-        return None
-    return diff_file_writes(name, how, file, where)
+def redirected_diff(program: list[str], file: str, where: Where | None,
+                    line: str = "") -> str | None:
+    """``patch -p1 < FILE``: why the diff ``FILE`` given to ``program`` (its words) asks.
+
+    A group's or compound command's input (``{ patch -p1; } < F``, ``(…) < F``, ``done < F``)
+    is the input of each diff applier in ``line`` (taken as in the group: more asks, none
+    fewer).
+    """
+    group = not program or program[-1] in _CLOSERS
+    readers = [how for part in _parts(line) for how in _appliers([w.value for w in part.words])
+               ] if group else _appliers(program)  # do patch -p1 < x, sudo patch -p1 < x
+    for name, how in readers:
+        if not (how.files or how.output) and (
+                why := diff_file_writes(name, how, file, where, line)):
+            return why
+    return None
+
+
+_CLOSERS = frozenset({"}", "done", "fi", "esac"})
+_READERS = frozenset({"cat", "less", "more", "head", "tail", "wc", "grep", "egrep", "fgrep",
+                      "rg", "diffstat", "lsdiff", "file", "stat", "ls", "echo", "printf", "test",
+                      "[", "[[", "md5sum", "sha1sum", "sha256sum", "bat", "cd", "pushd"})
+"""Programs that only read the files they name (a ``> F`` of theirs is a part of its own)."""
+_EXPANSION = re.compile(r"\$\(…\)|`…`|\$\{[^}]*\}|\$[\w@*#?$!-]*")
+_LOOPS = frozenset({"while", "until", "for", "do", "select"})
+_LEADING = frozenset({"{", "(", "!", "then", "else", "do", "if", "elif", "while", "until"})
+
+
+@lru_cache(maxsize=16)
+def _parts(line: str) -> tuple[Part, ...]:
+    return tuple(lex(line)) if line else ()
+
+
+def _appliers(words: list[str]) -> list[tuple[str, Applied]]:
+    """The diff appliers ``words`` start, at any word (``sudo patch -i F``, ``{ git am``)."""
+    found = []
+    for k, word in enumerate(words):
+        name = word.rsplit("/", 1)[-1]
+        if name in PATCHERS or name == "git":
+            how = applied(name, words[k + 1:])
+            found += [(name, how or Applied())] if how or name == "git" and any(
+                w in ("apply", "am") for w in words[k + 1:]) else []
+    return found
+
+
+def _names(word: Word, file: str) -> bool:
+    """True when ``word`` may name the file ``file`` (its name, a dir of it, a glob, a $X)."""
+    base, value = os.path.basename(file), word.value
+    dirs = {os.path.normpath(os.path.dirname(file) or ".")}
+    if word.expands or word.pattern:
+        tail = _EXPANSION.sub("*", value).rstrip("/").rsplit("/", 1)[-1]
+        return fnmatchcase(base, tail) or not tail
+    return value.endswith(base) or bool(re.search(
+        rf"(?<![\w.-]){re.escape(base)}(?![\w.-])", value)) or os.path.normpath(value) in dirs
+
+
+def written_first(line: str, file: str) -> str | None:
+    """The command of ``line`` that may write ``file`` before a diff applier reads it, or None.
+
+    A part before the applier's last reading of ``file`` (every part in a loop, or when the
+    applier is inside a command string) naming it, a dir of it, or a glob or ``$X`` that may
+    name it: ``cp x.diff fix.diff && patch < fix.diff``, ``curl -so fix.diff URL && git apply
+    fix.diff``, ``cat > fix.diff``. Not the diff appliers, ``< F`` and the programs that only
+    read (:data:`_READERS`): ``git apply --check F && git apply F`` runs.
+    """
+    parts = _parts(line)
+    reads = [k for k, part in enumerate(parts) if any(_names(w, file) for w in part.words) and (
+        part.words[0].value == "<" or _appliers([w.value for w in part.words]))]
+    looped = any(w.value in _LOOPS for part in parts for w in part.words[:1])
+    end = len(parts) if looped or not reads else reads[-1]
+    for part in parts[:end]:
+        words = [w for w in part.words if w.value not in _LEADING]
+        values = [w.value for w in words]
+        if not values or values[0] in ("<", "for", "select", "case", *_READERS) or _appliers(
+                values):
+            continue
+        if any(_names(w, file) for w in words[1:]):  # > F: the part [">", F]
+            return part.text
+    return None

@@ -112,6 +112,7 @@ class _Reading:
     where: Where | None = None  # where the command read now runs
     remote: bool = False  # in a container or on another host (docker exec, ssh): no path here
     line: str = ""  # the whole line (patch <<'EOF': its diff is in it)
+    here: str = ""  # Part.here of the simple command (not of its command strings')
     code_words: list[str] = field(default_factory=list)  # python3 -c '…' as written: not bash
     runs: list[Run] = field(default_factory=list)
     tried: bool = False  # reading a runner's tried starts (CommandForms.maybe)
@@ -132,14 +133,15 @@ def command_forms(part: Part, line: str = "", dirs: LineDirs | None = None) -> C
     """The forms of one simple command of ``lex(line)`` (``dirs``: where each part runs)."""
     words = after_keywords(part.words, part.piped)
     r = _Reading([" ".join(w.raw for w in words)], fed=part.fed, dirs=dirs,
-                 where=dirs.at(part.text) if dirs else None, top=words, line=line)
+                 where=dirs.at(part.text) if dirs else None, top=words, line=line,
+                 here=part.here)
     r.reasons += [part.unreadable] if part.unreadable else []
     _check_subscripts(words, r)
     _normalise(words, r, 0, leading=True)
     if part.input_of is not None and part.words[1:]:  # patch -p1 < x.diff: the files it names
         r.reasons += filter(None, [redirected_diff(
             [w.value for w in part.input_of.words], part.words[-1].value,
-            dirs.at(part.input_of.text) if dirs else None)])
+            dirs.at(part.input_of.text) if dirs else None, line)])
     r.reasons += hidden_code(r.reparsed, line)  # Y='x; rm f'; eval "echo $Y"
     # read x <f; (( x )): x='a[$(rm y)]' (not in a <<'EOF' body: bash expands nothing there)
     text = "\n".join([unexpanded(line) or part.text, *r.inner])
@@ -268,7 +270,8 @@ def _normalise(words: list[Word], r: _Reading, depth: int,  # noqa: C901, PLR091
             name, args, r.fed, r.where) or (  # r.where: cd .git && tee HEAD
             language_commands(name, words[1:], r.fed)) or (  # gdb -ex 'shell …', sqlite3 …
             None if r.remote else unmodelled_write(name, args, r.where)) or (  # cmake -E x .git
-            diff_writes(name, args, r.where, r.fed, r.line)) or (  # patch -i x.diff: its files
+            diff_writes(name, args, r.where, r.fed, r.line,  # patch -i x.diff: its files
+                        r.here if depth == 0 else "")) or (
             build_elsewhere(name, args, r.where))  # cd "$X" && make: that dir's Makefile
         if hidden:
             reasons.append(hidden)
