@@ -47,6 +47,8 @@ _GIT_READ_ONLY = ("--check", "--stat", "--numstat", "--summary")
 _PATCH_LONG = (("--strip", "strip"), ("--input", "input"), ("--directory", "directory"),
                ("--output", "output"), ("--prefix", "prefix"), ("--basename-prefix", "basename"),
                ("--suffix", "suffix"))
+_PATCH_VALUED_LONG = ("--reject-file", "--version-control", "--fuzz", "--ifdef", "--get",
+                      "--quoting-style", "--read-only", "--reject-format")
 
 
 @dataclass
@@ -121,6 +123,8 @@ def _patch(args: list[str]) -> Applied:
                     _set(found, slot, value)
                     i += 0 if "=" in word else 1
                     break
+            else:  # --reject-file R ORIGINAL DIFF: R is no operand
+                i += "=" not in word and any(long_option(word, o) for o in _PATCH_VALUED_LONG)
             i += 1
             continue
         if word[:1] == "-" and len(word) > 1:

@@ -51,6 +51,7 @@ def _asks(work: Path, command: str, said: str) -> None:
     ("cd src && patch -p1 < ../hook.diff", "patch writes src/.git/hooks/pre-commit: a hook"),
     ("patch -p0 < env.diff", "patch writes .env, which is a sensitive file"),
     ("patch .git/config safe.diff", "patch writes .git/config: git config"),
+    ("patch --reject-file r.rej .git/config safe.diff", "patch writes .git/config: git config"),
     ("patch -p1 < missing.diff", "patch applies the diff missing.diff, which cannot be read"),
     ("patch -p1 < big.diff", "patch applies the diff big.diff, which cannot be read here "
                              "(missing or past 1,000,000 bytes)"),
