@@ -19,6 +19,8 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass, field
+from fnmatch import fnmatchcase
+from functools import lru_cache
 from pathlib import Path
 
 from goosectx.option_table import PATCH_VALUED
@@ -26,7 +28,9 @@ from goosectx.protected_paths import Where, protected_write
 from goosectx.sensitive import expand_user
 from goosectx.shell_dirs import Unknown
 from goosectx.shell_git import git_subcommand
+from goosectx.shell_lexer import lex, unexpanded
 from goosectx.shell_options import long_option, short_value, value_at
+from goosectx.shell_words import Part, Word
 from goosectx.written_names import SENSITIVE, sensitive_or_outside
 
 PATCHERS = frozenset({"patch", "gpatch"})
@@ -35,8 +39,16 @@ MAX_DIFF_BYTES = 1_000_000
 _HEADER = re.compile(r"^(?:\+\+\+|---) (.+)$|^diff --git (\S+) (\S+)\s*$|"
                      r"^(?:rename|copy) (?:to|from) (.+)$", re.MULTILINE)
 """The lines of a unified or git diff that name a file."""
-_GIT_VALUED = ("--directory", "--include", "--exclude", "--whitespace", "--build-fake-ancestor")
+_GIT_VALUED = ("--directory", "--include", "--exclude", "--whitespace", "--build-fake-ancestor",
+               "--patch-format", "--resolvemsg", "--quoted-cr", "--empty")  # the last 4: git am's
+_AM_GOING_ON = ("--continue", "-r", "--resolved", "--skip", "--abort", "--quit", "--retry",
+                "--show-current-patch", "--allow-empty")
 _GIT_READ_ONLY = ("--check", "--stat", "--numstat", "--summary")
+_PATCH_LONG = (("--strip", "strip"), ("--input", "input"), ("--directory", "directory"),
+               ("--output", "output"), ("--prefix", "prefix"), ("--basename-prefix", "basename"),
+               ("--suffix", "suffix"))
+_PATCH_VALUED_LONG = ("--reject-file", "--version-control", "--fuzz", "--ifdef", "--get",
+                      "--quoting-style", "--read-only", "--reject-format")
 
 
 @dataclass
@@ -53,23 +65,27 @@ class Applied:
     """Files the command line names that it writes (``patch ORIGINAL DIFF``: ORIGINAL)."""
     output: bool = False
     """``patch -o F``: it writes F (judged as the option's), none of the diff's names."""
+    backup: dict[str, str] = field(default_factory=dict)
+    """``patch``'s backup names: ``prefix`` (``-B``), ``basename`` (``-Y``), ``suffix`` (``-z``)."""
 
 
 def applied(name: str, args: list[str]) -> Applied | None:
     """How ``name ARGS`` applies a diff, or ``None``.
 
-    ``None``: not ``patch`` or ``git apply``, or ``git apply --check``/``--stat`` (no write).
+    ``None``: not ``patch``, ``git apply`` or ``git am`` (its mailboxes: their diffs, judged as
+    ``git apply``'s), or ``git apply --check``/``--stat`` (no write), ``git am --continue``.
     """
     if name in PATCHERS:
         return _patch(args)
     if name != "git":
         return None
     at = git_subcommand(args)
-    if args[at:at + 1] != ["apply"]:
+    if args[at:at + 1] not in (["apply"], ["am"]):
         return None
     rest, found = args[at + 1:], Applied(strip=1)
-    if any(w in _GIT_READ_ONLY for w in rest) and "--apply" not in rest:
-        return None
+    if any(w in _GIT_READ_ONLY for w in rest) and "--apply" not in rest or args[at] == "am" and (
+            any(w in _AM_GOING_ON for w in rest)):
+        return None  # git am --continue: the mailbox read when it started (judged then)
     i = 0
     while i < len(rest):
         word = rest[i]
@@ -102,17 +118,19 @@ def _patch(args: list[str]) -> Applied:
             break
         if word[:2] == "--":
             value = word.partition("=")[2] if "=" in word else value_at(args, i + 1) or ""
-            for option, slot in (("--strip", "strip"), ("--input", "input"),
-                                 ("--directory", "directory"), ("--output", "output")):
+            for option, slot in _PATCH_LONG:
                 if long_option(word, option):
                     _set(found, slot, value)
                     i += 0 if "=" in word else 1
+                    break
+            else:  # --reject-file R ORIGINAL DIFF: R is no operand
+                i += "=" not in word and any(long_option(word, o) for o in _PATCH_VALUED_LONG)
             i += 1
             continue
         if word[:1] == "-" and len(word) > 1:
             short = short_value(args, i, PATCH_VALUED)
-            slot = {"p": "strip", "i": "input", "d": "directory", "o": "output"}.get(
-                short.letter, "")
+            slot = {"p": "strip", "i": "input", "d": "directory", "o": "output",
+                    "B": "prefix", "Y": "basename", "z": "suffix"}.get(short.letter, "")
             if slot and short.value is not None:
                 _set(found, slot, short.value)
             i = short.next
@@ -133,6 +151,8 @@ def _set(found: Applied, slot: str, value: str) -> None:
         found.directory = value
     elif slot == "output":
         found.output = value not in ("", "-")  # -o -: the patched text to standard output
+    else:  # -B .git/hooks/: each file's backup is written there (before the file itself)
+        found.backup[slot] = value
 
 
 def diff_names(text: str) -> list[str]:
@@ -156,6 +176,9 @@ def _stripped(name: str, strip: int | None) -> list[str]:
 def judge_names(name: str, names: list[str], how: Applied, where: Where | None,
                 source: str) -> str | None:
     """Why ``name`` writing the files ``names`` (a diff's, as written) asks, or ``None``."""
+    if any(re.search(r"[$`*?\[]", v) for v in how.backup.values()):
+        return (f"{name}'s backup files are named by a path bash makes at run time: where it "
+                "writes them is not known")
     for written in names:
         for path in _stripped(written, how.strip):
             path = os.path.join(how.directory, path) if how.directory else path
@@ -163,17 +186,33 @@ def judge_names(name: str, names: list[str], how: Applied, where: Where | None,
                 return f"{why} (the diff {source} names it)"
             if sensitive_or_outside(path, where) == SENSITIVE:
                 return f"{name} writes {path}, which {SENSITIVE} (the diff {source} names it)"
+            if why := _backup_writes(name, path, how, where):
+                return f"{why} (a backup of {path}, which the diff {source} names)"
+    return None
+
+
+def _backup_writes(name: str, path: str, how: Applied, where: Where | None) -> str | None:
+    """Why ``patch -B/-Y/-z`` writing the backup of ``path`` asks, or ``None``."""
+    head, tail = os.path.split(path)
+    backups = [how.backup["prefix"] + path if "prefix" in how.backup else "",
+               os.path.join(head, how.backup["basename"] + tail) if "basename" in how.backup
+               else "", path + how.backup["suffix"] if "/" in how.backup.get("suffix", "") else ""]
+    for backup in filter(None, backups):
+        if why := protected_write(name, os.path.normpath(backup), where):
+            return why
+        if said := sensitive_or_outside(backup, where):
+            return f"{name} writes {os.path.normpath(backup)}, which {said}"
     return None
 
 
 def diff_writes(name: str, args: list[str], where: Where | None, fed: bool,
-                line: str) -> str | None:
+                line: str, here: str = "") -> str | None:
     """Why ``name ARGS`` applying a diff may write a protected file, or ``None``.
 
-    Its diff files are read (:func:`diff_file_writes`); with none it reads its input: a
-    here-document or here-string is read from ``line``; another stream (``curl … | patch``)
-    cannot be read. A plain ``< FILE`` is judged by its redirection:
-    :func:`diff_file_writes` from :mod:`goosectx.shell_command`.
+    Its diff files are read (:func:`diff_file_writes`); with none it reads its input: its own
+    here-document or here-string (``here``: :attr:`goosectx.shell_words.Part.here`) is read
+    from ``line`` when bash expands nothing in it; another stream (``curl … | patch``) cannot
+    be read. A plain ``< FILE`` is judged by its redirection: :func:`redirected_diff`.
     """
     how = applied(name, args)
     if how is None or how.output:
@@ -182,18 +221,27 @@ def diff_writes(name: str, args: list[str], where: Where | None, fed: bool,
         if why := protected_write(name, original, where):
             return why
     for file in how.files:
-        if why := diff_file_writes(name, how, file, where):
+        if why := diff_file_writes(name, how, file, where, line):
             return why
     if how.files or not fed:
         return None  # patch < x.diff: judged as the redirection's; no input: nothing
-    if "<<" not in line:
+    if not here:
         return (f"{name} applies a diff it reads from a pipe or stream, which cannot be read "
                 "here: the files it writes are not known")
+    if here == "expands" or here == "body" and re.search(r"[$`]", unexpanded(line)):
+        return (f"{name} applies a diff from a here-document or here-string that bash expands "
+                "($, $( ), backticks), which cannot be read here: the files it writes are not "
+                "known")
     return judge_names(name, diff_names(line), how, where, "in the line")
 
 
-def diff_file_writes(name: str, how: Applied, file: str, where: Where | None) -> str | None:
-    """Why applying the diff ``file`` (read in each dir of ``where``) asks, or ``None``."""
+def diff_file_writes(name: str, how: Applied, file: str, where: Where | None,
+                     line: str = "") -> str | None:
+    """Why applying the diff ``file`` (read in each dir of ``where``) asks, or ``None``.
+
+    ``line``: the command line, whose other commands may write ``file`` first
+    (:func:`written_first`).
+    """
     if where is None:
         return None
     unread = f"{name} applies the diff {file}, which cannot be read here"
@@ -201,11 +249,19 @@ def diff_file_writes(name: str, how: Applied, file: str, where: Where | None) ->
     if re.search(r"[$`*?\[]", file) or file.startswith(("/dev/", "/proc/")):
         return f"{unread} (its name is made at run time or is a stream): the files it writes " \
                "are not known"
+    writer, from_line = written_first(line, file)
+    if writer:
+        return (f"{unread} as it will be: `{writer}` before it in the line may write it, so "
+                "the files it writes are not known")
+    if from_line and (why := judge_names(name, diff_names(line), how, where, "in the line")):
+        return why
     for base in (where.root,) if written.is_absolute() else where.dirs:
         if isinstance(base, Unknown):
             return f"{unread} (after {base.after}): the files it writes are not known"
         path = Path(os.path.normpath(base / written))
         try:
+            if from_line and not path.exists():
+                continue  # made by the line from its here-document, judged above
             if not path.is_file() or path.stat().st_size > MAX_DIFF_BYTES:
                 return f"{unread} (missing or past {MAX_DIFF_BYTES:,} bytes): the files it " \
                        "writes are not known"
@@ -217,12 +273,96 @@ def diff_file_writes(name: str, how: Applied, file: str, where: Where | None) ->
     return None
 
 
-def redirected_diff(program: list[str], file: str, where: Where | None) -> str | None:
-    """``patch -p1 < FILE``: why the diff ``FILE`` given to ``program`` (its words) asks."""
-    if not program:
-        return None
-    name = program[0].rsplit("/", 1)[-1]
-    how = applied(name, program[1:])
-    if how is None or how.files or how.output:
-        return None
-    return diff_file_writes(name, how, file, where)
+def redirected_diff(program: list[str], file: str, where: Where | None,
+                    line: str = "") -> str | None:
+    """``patch -p1 < FILE``: why the diff ``FILE`` given to ``program`` (its words) asks.
+
+    A group's or compound command's input (``{ patch -p1; } < F``, ``(…) < F``, ``done < F``)
+    is the input of each diff applier in ``line`` (taken as in the group: more asks, none
+    fewer).
+    """
+    group = not program or program[-1] in _CLOSERS
+    readers = [how for part in _parts(line) for how in _appliers([w.value for w in part.words])
+               ] if group else _appliers(program)  # do patch -p1 < x, sudo patch -p1 < x
+    for name, how in readers:
+        if not (how.files or how.output) and (
+                why := diff_file_writes(name, how, file, where, line)):
+            return why
+    return None
+
+
+_CLOSERS = frozenset({"}", "done", "fi", "esac"})
+_READERS = frozenset({"cat", "less", "more", "head", "tail", "wc", "grep", "egrep", "fgrep",
+                      "rg", "diffstat", "lsdiff", "file", "stat", "ls", "echo", "printf", "test",
+                      "[", "[[", "md5sum", "sha1sum", "sha256sum", "bat", "cd", "pushd"})
+"""Programs that only read the files they name (a ``> F`` of theirs is a part of its own)."""
+_EXPANSION = re.compile(r"\$\(…\)|`…`|\$\{[^}]*\}|\$[\w@*#?$!-]*")
+_LOOPS = frozenset({"while", "until", "for", "do", "select"})
+_LEADING = frozenset({"{", "(", "!", "then", "else", "do", "if", "elif", "while", "until"})
+
+
+@lru_cache(maxsize=16)
+def _parts(line: str) -> tuple[Part, ...]:
+    return tuple(lex(line)) if line else ()
+
+
+def _appliers(words: list[str]) -> list[tuple[str, Applied]]:
+    """The diff appliers ``words`` start, at any word (``sudo patch -i F``, ``{ git am``)."""
+    found = []
+    for k, word in enumerate(words):
+        name = word.rsplit("/", 1)[-1]
+        if name in PATCHERS or name == "git":
+            how = applied(name, words[k + 1:])
+            found += [(name, how or Applied())] if how or name == "git" and any(
+                w in ("apply", "am") for w in words[k + 1:]) else []
+    return found
+
+
+def _names(word: Word, file: str) -> bool:
+    """True when ``word`` may name the file ``file`` (its name, a dir of it, a glob, a $X)."""
+    base, value = os.path.basename(file), word.value
+    dirs = {os.path.normpath(os.path.dirname(file) or ".")}
+    if word.expands or word.pattern:
+        tail = _EXPANSION.sub("*", value).rstrip("/").rsplit("/", 1)[-1]
+        return fnmatchcase(base, tail) or not tail
+    return value.endswith(base) or bool(re.search(
+        rf"(?<![\w.-]){re.escape(base)}(?![\w.-])", value)) or os.path.normpath(value) in dirs
+
+
+def written_first(line: str, file: str) -> tuple[str | None, bool]:
+    """The command of ``line`` that may write ``file`` before a diff applier reads it, or None.
+
+    And whether ``file`` is written from a here-document of the line (``cat > F <<'EOF'``,
+    ``tee F <<'EOF'``), whose names are then judged too.
+
+    A part before the applier's last reading of ``file`` (every part in a loop, or when the
+    applier is inside a command string) naming it, a dir of it, or a glob or ``$X`` that may
+    name it: ``cp x.diff fix.diff && patch < fix.diff``, ``curl -so fix.diff URL && git apply
+    fix.diff``, ``cat > fix.diff``. Not the diff appliers, ``< F`` and the programs that only
+    read (:data:`_READERS`): ``git apply --check F && git apply F`` runs.
+    """
+    parts = _parts(line)
+    reads = [k for k, part in enumerate(parts) if any(_names(w, file) for w in part.words) and (
+        part.words[0].value == "<" or _appliers([w.value for w in part.words]))]
+    looped = any(w.value in _LOOPS for part in parts for w in part.words[:1])
+    end = len(parts) if looped or not reads else reads[-1]
+    from_line = False
+    for k, part in enumerate(parts[:end]):
+        words = [w for w in part.words if w.value not in _LEADING]
+        values = [w.value for w in words]
+        if not values or values[0] in ("<", "for", "select", "case", *_READERS) or _appliers(
+                values) or not any(_names(w, file) for w in words[1:]):  # > F: [">", F]
+            continue
+        writer = next((p for p in parts[k:] if p.words[:1] and p.words[0].value not in (
+            "<", ">", ">>")), part) if values[0] == ">" else part
+        if writer.here and writer.words[0].value in ("cat", "tee") and _literal(writer, line):
+            from_line = True  # cat > F <<'EOF': the diff is the body, read from the line
+            continue
+        return part.text, False
+    return None, from_line
+
+
+def _literal(part: Part, line: str) -> bool:
+    """True when ``part``'s here-document or here-string is text bash expands nothing in."""
+    return part.here == "literal" or part.here == "body" and not re.search(
+        r"[$`]", unexpanded(line))

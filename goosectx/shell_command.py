@@ -31,9 +31,9 @@ from dataclasses import dataclass, field
 from itertools import takewhile
 
 from goosectx.awk_program import AWK, awk_beyond, awk_commands
-from goosectx.diff_targets import diff_writes, redirected_diff
+from goosectx.diff_targets import redirected_diff
 from goosectx.inline_code_extra import any_inline_code
-from goosectx.protected_paths import LineDirs, Where, build_elsewhere, chdir_where
+from goosectx.protected_paths import LineDirs, Where, chdir_where
 from goosectx.sed_script import SED, sed_beyond
 from goosectx.shell_arith import arithmetic_reason
 from goosectx.shell_assign import DECLARATIONS, binds_name, evaluated_operand
@@ -42,7 +42,6 @@ from goosectx.shell_builtins import (
     binds_names,
     builtin_lines,
     computed_name,
-    hidden_commands,
     printed_from,
     script_stream,
     sets_prompt,
@@ -51,13 +50,13 @@ from goosectx.shell_builtins import (
 from goosectx.shell_deferred import run_time_words
 from goosectx.shell_forms import CommandForms, Run
 from goosectx.shell_git import variable_lines
-from goosectx.shell_languages import language_commands, sets_startup_command
+from goosectx.shell_hidden import hidden_reason
+from goosectx.shell_languages import sets_startup_command
 from goosectx.shell_lexer import Part, Word, lex, unexpanded
 from goosectx.shell_multicall import applet_words
 from goosectx.shell_program import ASSIGNMENT, MAX_STEPS, after_keywords, program_argv
 from goosectx.shell_remote import (
     REMOTE_CLIENTS,
-    local_count,
     other_remote,
     remote_command,
     stdin_commands,
@@ -70,7 +69,6 @@ from goosectx.shell_runners import (
     RUNNERS,
     SU_LIKE,
     SUBCOMMAND_RUNNERS,
-    hidden_program,
     option_lines,
     runner_starts,
 )
@@ -78,7 +76,7 @@ from goosectx.shell_sed import computed_script
 from goosectx.shell_unwrap import WRAPPERS, inner_line, runner_readings, unwrap, watch_joins
 from goosectx.shell_words import ASSIGNMENT_WORD, literal_name
 from goosectx.shell_wrappers import make_text, started_commands
-from goosectx.unmodelled_writes import REMOTE, unmodelled_write
+from goosectx.unmodelled_writes import REMOTE
 
 
 # -- shell commands split into parts ------------------------------------------------------
@@ -118,6 +116,7 @@ class _Reading:
     where: Where | None = None  # where the command read now runs
     remote: bool = False  # in a container or on another host (docker exec, ssh): no path here
     line: str = ""  # the whole line (patch <<'EOF': its diff is in it)
+    here: str = ""  # Part.here of the simple command (not of its command strings')
     code_words: list[str] = field(default_factory=list)  # python3 -c '…' as written: not bash
     runs: list[Run] = field(default_factory=list)
     tried: bool = False  # reading a runner's tried starts (CommandForms.maybe)
@@ -138,7 +137,8 @@ def command_forms(part: Part, line: str = "", dirs: LineDirs | None = None) -> C
     """The forms of one simple command of ``lex(line)`` (``dirs``: where each part runs)."""
     words = after_keywords(part.words, part.piped)
     r = _Reading([" ".join(w.raw for w in words)], fed=part.fed, dirs=dirs,
-                 where=dirs.at(part.text) if dirs else None, top=words, line=line)
+                 where=dirs.at(part.text) if dirs else None, top=words, line=line,
+                 here=part.here)
     r.reasons += [part.unreadable] if part.unreadable else []
     _check_subscripts(words, r)
     _normalise(words, r, 0, leading=True)
@@ -147,7 +147,7 @@ def command_forms(part: Part, line: str = "", dirs: LineDirs | None = None) -> C
     if part.input_of is not None and part.words[1:]:  # patch -p1 < x.diff: the files it names
         r.reasons += filter(None, [redirected_diff(
             [w.value for w in part.input_of.words], part.words[-1].value,
-            dirs.at(part.input_of.text) if dirs else None)])
+            dirs.at(part.input_of.text) if dirs else None, line)])
     r.reasons += hidden_code(r.reparsed, line)  # Y='x; rm f'; eval "echo $Y"
     # read x <f; (( x )): x='a[$(rm y)]' (not in a <<'EOF' body: bash expands nothing there)
     text = "\n".join([unexpanded(line) or part.text, *r.inner])
@@ -272,13 +272,8 @@ def _normalise(words: list[Word], r: _Reading, depth: int,  # noqa: C901, PLR091
         args = [w.value for w in words[1:]]
         r.runs.append((name, tuple(args), tuple(assigned), r.tried))  # deny_backstop
         fixed = not any(_computed(w) for w in words[1:])  # its inner lines are as written
-        hidden = hidden_commands(name, args, r.fed) or hidden_program(
-            name, args, r.fed, r.where, r.remote) or (  # r.where: cd .git && tee HEAD
-            language_commands(name, words[1:], r.fed)) or (  # gdb -ex 'shell …', sqlite3 …
-            None if r.remote else unmodelled_write(name, args[:local_count(  # pdsh -w h rm /x
-                [name, *args]) - 1], r.where)) or (  # cmake -E x .git
-            diff_writes(name, args, r.where, r.fed, r.line)) or (  # patch -i x.diff: its files
-            build_elsewhere(name, args, r.where))  # cd "$X" && make: that dir's Makefile
+        hidden = hidden_reason(name, words, fed=r.fed, where=r.where, remote=r.remote,
+                               line=r.line, here=r.here if depth == 0 else "")
         if hidden:
             reasons.append(hidden)
         r.where = chdir_where(name, args, r.where)  # env -C .git tee HEAD: its command's dir

@@ -45,6 +45,7 @@ _MAX_DEPTH = 40
 _FD = r"\d*|&|\{[A-Za-z_][A-Za-z0-9_]*\}"  # 2>, &>, {fd}> (a new fd put in $fd)
 _REDIRECTION = re.compile(rf"({_FD})(<<<|<<-|<<|>>|<>|>\||<&|>&|<|>)")
 _STARTS_REDIRECTION = re.compile(r"\d+[<>]|&>|\{[A-Za-z_][A-Za-z0-9_]*\}[<>]")
+_HERE = ("", "literal", "body", "expands")  # Part.here, from the most readable
 _EMPTY_PARENS = re.compile(r"[ \t]*\)")
 _RESERVED = frozenset({"!", "{", "if", "then", "else", "elif", "do", "while", "until"})
 RESERVED_WORDS = _RESERVED | {"}", "fi", "done", "esac", "coproc"}
@@ -283,6 +284,10 @@ class _Lexer(CondScanner):
         if op in ("<<", "<<-", "<<<", "<>") or op == "<&" and target.value != "-" or op == "<" and (
                 stream_path(target.value) or unseen_path(target.value) or target.expands):
             self.feed(part)  # not `< list.txt`: a file on disk, as `bash list.txt` names one
+        if op in ("<<", "<<-", "<<<"):  # the worst of the part's: diff_targets.diff_writes
+            here = "expands" if op == "<<<" and target.expands else "literal" if op == "<<<" or (
+                any(q in target.raw for q in "'\"\\")) else "body"
+            part.here = max(part.here, here, key=_HERE.index)
         if op in ("<<", "<<-"):
             quoted = any(q in target.raw for q in "'\"\\")
             if "$'" in target.raw:  # bash decodes it: where the body ends is not read here

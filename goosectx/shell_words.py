@@ -95,6 +95,9 @@ class Part:
     here-document or here-string, an input redirection from a path the rules cannot see or
     a duplicated descriptor, a process substitution or coprocess anywhere in the line
     (:func:`goosectx.shell_lexer.lex`)."""
+    here: str = ""
+    """Its own here-document or here-string: ``literal`` (``<<'EOF'``, ``<<< 'x'``), ``body``
+    (``<<EOF``: bash expands ``$`` and backticks in the body), ``expands`` (``<<< "$(…)"``)."""
     input_of: Part | None = None
     """A plain input redirection's part (``< FILE``, ``0< FILE``; not ``<>``, ``<&``): the
     command it gives FILE to read, which reads it as one naming it does (``wc -l < f``)."""

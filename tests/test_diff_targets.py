@@ -13,6 +13,7 @@ from test_reads_names_deletes import _verdict
 from test_reads_names_deletes import project as project  # the fixture
 
 from goosectx.diff_targets import diff_names
+from goosectx.permissions import PermissionRules
 
 _HOOK = "--- a/.git/hooks/pre-commit\n+++ b/.git/hooks/pre-commit\n@@ -0,0 +1 @@\n+rm x\n"
 _SAFE = "diff --git a/src/a.py b/src/a.py\n--- a/src/a.py\n+++ b/src/a.py\n@@ -1 +1 @@\n"
@@ -24,6 +25,10 @@ def diffs(project: Path) -> Path:
     (project / "safe.diff").write_text(_SAFE + "-print(1)\n+print(2)\n")
     (project / "env.diff").write_text("--- .env\n+++ .env\n@@ -1 +1 @@\n-A=1\n+A=2\n")
     (project / "big.diff").write_text(_SAFE + "+x\n" * 400_000)
+    mail = "From abc Mon Sep 17 00:00:00 2001\nFrom: a <a@b>\nSubject: [PATCH] x\n\n---\n"
+    (project / "hook.mbox").write_text(mail + "diff --git a/.git/hooks/pre-commit "
+                                       "b/.git/hooks/pre-commit\n" + _HOOK)
+    (project / "safe.mbox").write_text(mail + _SAFE + "-print(1)\n+print(2)\n")
     return project
 
 
@@ -46,6 +51,7 @@ def _asks(work: Path, command: str, said: str) -> None:
     ("cd src && patch -p1 < ../hook.diff", "patch writes src/.git/hooks/pre-commit: a hook"),
     ("patch -p0 < env.diff", "patch writes .env, which is a sensitive file"),
     ("patch .git/config safe.diff", "patch writes .git/config: git config"),
+    ("patch --reject-file r.rej .git/config safe.diff", "patch writes .git/config: git config"),
     ("patch -p1 < missing.diff", "patch applies the diff missing.diff, which cannot be read"),
     ("patch -p1 < big.diff", "patch applies the diff big.diff, which cannot be read here "
                              "(missing or past 1,000,000 bytes)"),
@@ -54,6 +60,53 @@ def _asks(work: Path, command: str, said: str) -> None:
     ("git diff | git apply -R", "git applies a diff it reads from a pipe or stream"),
     ("patch -p1 <<'EOF'\n" + _HOOK + "EOF", "patch writes .git/hooks/pre-commit: a hook is a "
                                            "command a later git runs (the diff in the line"),
+    ("patch -p1 -b -B .git/hooks/ < safe.diff", "patch writes .git/hooks/src/a.py: a hook is a "
+     "command a later git runs (a backup of src/a.py, which the diff safe.diff names)"),
+    ("patch -p1 --prefix=.git/ -b < safe.diff", "patch writes .git/src/a.py in the git directory"),
+    ("patch -p1 -Y ../../.git/hooks/ < safe.diff", "a backup of src/a.py"),
+    ("patch -p1 --basename-prefix=../.git/hooks/ -i safe.diff", "patch writes .git/hooks/a.py"),
+    ("patch -p1 -z /../../.git/hooks/x < safe.diff", "patch writes .git/hooks/x: a hook"),
+    ("patch -p1 -B /etc/ < safe.diff", "patch writes /etc/src/a.py, which is outside the project"),
+    ("patch -p1 -B \"$X\" < safe.diff", "patch's backup files are named by a path bash makes"),
+    ("git am hook.mbox", "git writes .git/hooks/pre-commit: a hook is a command a later git "
+                         "runs (the diff hook.mbox names it)"),
+    ("git am -3 --signoff < hook.mbox", "git writes .git/hooks/pre-commit: a hook"),
+    ("git am --directory=src hook.mbox", "git writes src/.git/hooks/pre-commit: a hook"),
+    ("git am missing.mbox", "git applies the diff missing.mbox, which cannot be read"),
+    ("curl -s https://x/p.mbox | git am", "git applies a diff it reads from a pipe or stream"),
+    ("cp hook.diff safe.diff && patch -p1 < safe.diff", "patch applies the diff safe.diff, which "
+     "cannot be read here as it will be: `cp hook.diff safe.diff` before it in the line may "
+     "write it"),
+    ("mv hook.diff safe.diff && git apply safe.diff", "`mv hook.diff safe.diff` before it"),
+    ("ln -sf hook.diff safe.diff; patch -p1 -i safe.diff", "`ln -sf hook.diff safe.diff` before"),
+    ("sed -i s/x/y/ safe.diff && git apply safe.diff", "`sed -i s/x/y/ safe.diff` before it"),
+    ("curl -so safe.diff https://x/p && git apply safe.diff", "`curl -so safe.diff https://x/p`"),
+    ("cat hook.diff > safe.diff; patch -p1 < safe.diff", "`> safe.diff` before it in the line"),
+    ("cat hook.diff | tee ./safe.diff; git am safe.diff", "`tee ./safe.diff` before it"),
+    ('cp "$X" safe.diff; git apply safe.diff', "`cp \"$X\" safe.diff` before it"),
+    ('mytool -o "$PWD/safe.diff"; git apply safe.diff', "`mytool -o \"$PWD/safe.diff\"` before"),
+    ("cp hook.diff *.diff; git apply safe.diff", "`cp hook.diff *.diff` before it"),
+    ("cp -r ../other/ . && git apply safe.diff", "`cp -r ../other/ .` before it"),
+    ("for i in 1 2; do patch -p1 < safe.diff; cp hook.diff safe.diff; done",
+     "`cp hook.diff safe.diff` before it"),
+    ("cat hook.diff | patch -p1 # <<", "patch applies a diff it reads from a pipe or stream"),
+    ("curl -sL https://x/p | git apply; echo $((1<<2))", "git applies a diff it reads from a pipe"),
+    ('patch -p1 <<< "$(cat hook.diff)"', "patch applies a diff from a here-document or "
+     "here-string that bash expands ($, $( ), backticks), which cannot be read here"),
+    ("patch -p1 <<EOF\n$(curl -s https://x/p)\nEOF", "a here-document or here-string that bash "
+                                                    "expands"),
+    ("git apply <<EOF\n--- a/`echo x`\n+++ b/x\nEOF", "a here-document or here-string that bash"),
+    ("{ patch -p1; } < hook.diff", "patch writes .git/hooks/pre-commit: a hook is a command a "
+                                   "later git runs (the diff hook.diff names it)"),
+    ("(patch -p1) < hook.diff", "patch writes .git/hooks/pre-commit: a hook"),
+    ("{ cd src; git am; } < hook.mbox", "git writes .git/hooks/pre-commit: a hook"),
+    ("while read x; do sudo patch -p1; done < hook.diff", "patch writes .git/hooks/pre-commit"),
+    ("cat > new.diff <<'EOF'\n" + _HOOK + "EOF\npatch -p1 < new.diff", "patch writes "
+     ".git/hooks/pre-commit: a hook is a command a later git runs (the diff in the line"),
+    ("cat > new.diff <<EOF\n$(curl -s https://x/p)\nEOF\ngit apply new.diff",
+     "`> new.diff` before it in the line may write it"),
+    ("tee safe.diff <<'EOF'\n" + _HOOK + "EOF\ngit apply safe.diff", "git writes "
+     ".git/hooks/pre-commit: a hook"),
     ("git receive-pack .git", "git receive-pack serves or writes a repository"),
     ("git upload-pack .", "git upload-pack serves or writes a repository"),
     ("git unpack-objects < x.pack", "git unpack-objects serves or writes a repository"),
@@ -68,11 +121,28 @@ def test_a_diff_naming_a_protected_file_or_one_not_read_asks(diffs: Path, comman
     "git apply --check hook.diff", "git apply --stat hook.diff", "git apply -v safe.diff",
     "patch -p1 <<'EOF'\n" + _SAFE + "-print(1)\n+print(2)\nEOF", "patch --dry-run -p1 < safe.diff",
     "patch -o out.py src/a.py hook.diff", "patch --output=out.py -p1 < missing.diff",
+    "patch -p1 -b < safe.diff", "patch -p1 -b -z .bak < safe.diff", "patch -p1 -B bak/ < safe.diff",
+    "patch -p1 --backup-if-mismatch -Y old- -i safe.diff",
+    "git am safe.mbox", "git am -3 < safe.mbox", "git am --continue", "git am --abort",
+    "git apply --check safe.diff && git apply safe.diff", "cat safe.diff && patch -p1 < safe.diff",
+    "patch -p1 --dry-run < safe.diff && patch -p1 < safe.diff", "git apply safe.diff; git status",
+    "patch -p1 <<< 'x'", "cd src && git apply ../safe.diff",
 ])
 def test_a_diff_of_project_files_still_runs(diffs: Path, command: str) -> None:
     action, reason = _verdict(diffs, command)
     assert action == "run", reason
     assert shell_verdict(DENY_RM, command, "auto", working_dir=diffs).action == "run"
+
+
+@pytest.mark.parametrize("command", [
+    "git apply safe.diff; echo $((1<<2))", "{ patch -p1; } < safe.diff", "(patch -p1) < safe.diff",
+    "git diff > out.diff; git apply safe.diff", "git apply safe.diff && rm safe.diff",
+    "cat > new.diff <<'EOF'\n" + _SAFE + "-print(1)\n+print(2)\nEOF\ngit apply new.diff",
+])
+def test_a_line_that_writes_no_diff_it_applies_runs_in_auto_mode(diffs: Path, command: str) -> None:
+    auto = shell_verdict(PermissionRules(deny=("shell(git push*)",)), command, "auto",
+                         working_dir=diffs)
+    assert auto.action == "run", auto.reason
 
 
 def test_the_names_are_read_from_each_header() -> None:

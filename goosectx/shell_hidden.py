@@ -1,0 +1,38 @@
+"""Why one simple command does what its words do not show, for the permission rules.
+
+docs/architecture.md §4, clause 2 of the one approval decision: the checks
+:func:`goosectx.shell_command.command_forms` asks of each program it reads, in order — a
+builtin's or a program's hidden commands, a language's inline code, a write by a program
+goosectx does not model, the files a diff names, a build file in another dir. What the
+command text shows, not a sandbox. Core module: no printing.
+"""
+
+from __future__ import annotations
+
+from goosectx.diff_targets import diff_writes
+from goosectx.protected_paths import Where, build_elsewhere
+from goosectx.shell_builtins import hidden_commands
+from goosectx.shell_languages import language_commands
+from goosectx.shell_remote import local_count
+from goosectx.shell_runners import hidden_program
+from goosectx.shell_words import Word
+from goosectx.unmodelled_writes import unmodelled_write
+
+
+def hidden_reason(name: str, words: list[Word], *, fed: bool, where: Where | None,
+                  remote: bool, line: str, here: str) -> str | None:
+    """Why ``words`` (``name`` its program) runs or writes what the rules cannot see, or ``None``.
+
+    ``fed``: its standard input is given; ``where``: the dir it runs in (``cd .git && tee
+    HEAD``); ``remote``: in a container or on another host (no path here); ``line``: the whole
+    line (a diff in a here-document); ``here``: the simple command's here-document or
+    here-string text, for the top-level command only.
+    """
+    args = [w.value for w in words[1:]]
+    return hidden_commands(name, args, fed) or hidden_program(
+        name, args, fed, where, remote) or (  # where: cd .git && tee HEAD
+        language_commands(name, words[1:], fed)) or (  # gdb -ex 'shell …', sqlite3 …
+        None if remote else unmodelled_write(name, args[:local_count(  # pdsh -w h rm /x
+            [name, *args]) - 1], where)) or (  # cmake -E x .git
+        diff_writes(name, args, where, fed, line, here)) or (  # patch -i x.diff: its files
+        build_elsewhere(name, args, where))  # cd "$X" && make: that dir's Makefile
