@@ -23,10 +23,11 @@ import re
 from pathlib import Path
 
 from goosectx.git_config_writes import MODELLED
+from goosectx.option_programs import COMPILER
 from goosectx.option_table import OPTIONS
 from goosectx.piped_names import NEUTRAL
 from goosectx.protected_paths import Where, git_dirs, protected_write
-from goosectx.rule_offer import COMPILER, PREFIX_PROGRAMS
+from goosectx.rule_offer import PREFIX_PROGRAMS
 from goosectx.shell_builtins import SHELLS
 from goosectx.shell_databases import DATABASES
 from goosectx.shell_languages import COMMAND_LANGUAGES
