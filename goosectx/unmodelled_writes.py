@@ -27,7 +27,7 @@ from goosectx.git_config_writes import MODELLED
 from goosectx.option_programs import COMPILER
 from goosectx.option_table import OPTIONS
 from goosectx.piped_names import NEUTRAL
-from goosectx.protected_paths import Where, git_dirs, protected_write
+from goosectx.protected_paths import BUILDERS, Where, git_dirs, protected_write
 from goosectx.rule_offer import PREFIX_PROGRAMS
 from goosectx.shell_builtins import SHELLS
 from goosectx.shell_databases import DATABASES
@@ -102,7 +102,7 @@ REMOTE = frozenset({"ssh", "docker-compose", "podman-compose", "toolbox", "distr
 
 _KNOWN = frozenset({*READERS, *BUILTINS, *WRITERS, *MODELLED, *PREFIX_PROGRAMS, *NEUTRAL,
                     *OPTIONS, *RUNNERS, *WRAPPERS, *SHELLS, *SU_LIKE, *LINE_RUNNERS, *MULTICALL,
-                    *KEYWORDS, *ELSEWHERE, *REMOTE})
+                    *KEYWORDS, *ELSEWHERE, *REMOTE, *BUILDERS})
 
 
 def known(name: str) -> bool:
