@@ -13,20 +13,10 @@ from pathlib import Path
 
 import pytest
 from rules_support import shell_verdict
+from test_protected_writes_modelled import DENY, HOOK
+from test_protected_writes_modelled import project as project  # the fixture: .git/hooks, src
 
 from goosectx.permissions import PermissionRules
-
-DENY = PermissionRules(deny=("shell(rm *)",))
-HOOK = ".git/hooks/pre-commit"
-
-
-@pytest.fixture
-def project(tmp_path: Path) -> Path:
-    work = tmp_path / "proj"
-    (work / ".git" / "hooks").mkdir(parents=True)
-    (work / "src").mkdir()
-    return work
-
 
 COMPILES = [
     f"gcc --output={HOOK} src/main.c", f"gcc --output {HOOK} src/main.c",

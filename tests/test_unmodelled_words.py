@@ -14,13 +14,14 @@ from pathlib import Path
 
 import pytest
 from rules_support import DENY_RM, shell_verdict
+from test_protected_writes_modelled import HOOK
 
 
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
+    """A repository with a .env and a link to /etc."""
     work = tmp_path / "proj"
     (work / ".git" / "hooks").mkdir(parents=True)
-    (work / "src").mkdir()
     (work / ".env").write_text("API_KEY=x\n")
     (work / "etclink").symlink_to("/etc")
     return work
@@ -30,9 +31,6 @@ def _reason(work: Path, command: str) -> str:
     verdict = shell_verdict(DENY_RM, command, "auto", working_dir=work)
     assert verdict.action == "ask", (command, verdict.reason)
     return verdict.reason
-
-
-HOOK = ".git/hooks/pre-commit"
 
 
 @pytest.mark.parametrize(("command", "shown"), [
