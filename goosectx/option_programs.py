@@ -9,6 +9,7 @@ programs whose output files are judged as write targets. The lookup over it is
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from enum import Enum
 
@@ -201,15 +202,47 @@ _ARCHIVE_INTO = {
 }
 """The dir ``unzip -d``, ``cpio -D``, ``ar x --output``, ``7z x -oDIR`` extract into; the
 file ``zip -O`` writes."""
-_COMPILE = (Option(Does.OUTPUT, letters="o", valued="oIDLlUxXuBFGTzefmWOgiM"),)
-"""A C compiler's, assembler's or linker's ``-o FILE`` / ``-oFILE`` (the letters before it
-that take the rest of the word end the cluster: ``-Wl,-o,x`` is ``-W``'s, ``-fno-omit…``
-``-f``'s)."""
+COMPILER = re.compile(r"(?:[\w.]+-)*(?:gcc|g\+\+|cc|c\+\+|clang|clang\+\+|gfortran|tcc|cpp"
+                      r"|as|ld(?:\.(?:gold|lld|bfd|mold))?|gold|lld|mold)(?:-[\d.]+)?")
+"""C, C++ and Fortran compilers, assemblers and linkers by name (``gcc``, ``gcc-12``,
+``x86_64-linux-gnu-gcc-12``, ``clang-17``, ``musl-gcc``, ``g++-13``, ``ld.gold``): their
+options are :data:`OPTIONS`' ``"cc"`` entry (:func:`compiler_words`); build tools (``-wrapper
+PROG``, ``-fplugin=x.so`` run any code), offered the command as it is
+(:mod:`goosectx.rule_offer`)."""
+_COMPILE = (Option(Does.OUTPUT, longs=("--output",), letters="o",
+                   valued="oIDLlUxXuBFGTzefmWOgiM"),)
+"""A C compiler's, assembler's or linker's ``-o FILE`` / ``-oFILE`` / ``--output[=]FILE`` (the
+letters before ``o`` that take the rest of the word end the cluster: ``-fno-omit…`` is
+``-f``'s); the linker's options a compiler passes on (``-Wl,-o,F``, ``-Xlinker -o -Xlinker
+F``) are read as words of their own (:func:`compiler_words`)."""
+
+
+def compiler_words(name: str, args: list[str]) -> tuple[str, list[str]]:
+    """``"cc"`` and the words of a compiler or linker :data:`COMPILER` names, else as given.
+
+    ``-Wl,-o,F`` is ``-o F``, ``-Xlinker X`` is ``X``: the options gcc and clang hand the
+    linker, which writes its ``-o`` file as theirs.
+    """
+    if not COMPILER.fullmatch(name):
+        return name, args
+    words: list[str] = []
+    linker = False
+    for word in args:
+        if linker:
+            words.append(word)
+        elif word.startswith("-Wl,"):
+            words += word[4:].split(",")
+        elif word != "-Xlinker":
+            words.append(word)
+        linker = word == "-Xlinker" and not linker
+    return "cc", words
+
+
 _WRITTEN_FILES = {
-    **dict.fromkeys(("cc", "gcc", "g++", "c++", "clang", "clang++", "tcc", "cpp", "ld", "as",
-                     "gfortran"), _COMPILE),
-    **dict.fromkeys(("zstd", "unzstd", "zstdmt"), (Option(Does.OUTPUT, letters="o",
-                                                          valued="oDT"),)),
+    "cc": _COMPILE,
+    **dict.fromkeys(("zstd", "unzstd", "zstdmt"), (
+        Option(Does.OUTPUT, letters="o", valued="oDT"),
+        Option(Does.INTO, longs=("--output-dir-flat", "--output-dir-mirror")))),
     "gh release download": (Option(Does.OUTPUT, longs=("--output",), letters="O",
                                    valued="OpDRA"),
                             Option(Does.INTO, longs=("--dir",), letters="D", valued="OpDRA")),

@@ -33,6 +33,7 @@ from goosectx.option_programs import (
     TAR_VALUED,
     Does,
     Option,
+    compiler_words,
 )
 from goosectx.shell_git import git_subcommand
 from goosectx.shell_options import long_option, short_value, value_at
@@ -79,7 +80,7 @@ def table_name(name: str, args: list[str]) -> tuple[str, list[str]]:
 
 def option_hits(name: str, args: list[str]) -> Iterator[Hit]:
     """Each option of ``name ARGS`` that :data:`OPTIONS` lists, in the order of the words."""
-    name, args = table_name(name, args)
+    name, args = compiler_words(*table_name(name, args))
     entries = [(name, entry) for entry in OPTIONS.get(name, ())]
     if name == "git" and (at := git_subcommand(args)) < len(args):
         sub = f"git {args[at]}"  # git -C . rm --pathspec-from-file=F: "git rm"'s options too

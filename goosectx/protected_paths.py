@@ -32,7 +32,8 @@ from pathlib import Path
 
 from goosectx.glob_words import pattern_paths
 from goosectx.sensitive import expand_user, inside, resolve
-from goosectx.shell_dirs import Dir, Unknown, Walked, chdir_dirs, command_dirs
+from goosectx.shell_dirs import Dir, Unknown, Walked, chdir_dirs, command_dirs, expanded
+from goosectx.shell_options import long_option, short_value, value_at
 
 _MOVES = re.compile(r"\b(?:cd|pushd|popd)\b")
 """A line without these runs every part in the working dir: no walk needed."""
@@ -288,14 +289,24 @@ def _venv_above(target: Path, root: Path | None) -> str | None:
 
 BUILDERS = frozenset({"make", "gmake", "bmake", "just", "ninja"})
 """Programs that run what the build file of the dir they run in says (``Makefile``)."""
+_BUILD_OPTIONS = {
+    **dict.fromkeys(("make", "gmake", "bmake"), ("CfIoW", "C", ("--directory",),
+                                                 ("--file", "--makefile"))),
+    "just": ("fd", "d", ("--working-directory",), ("--justfile",)),
+    "ninja": ("Cfjkldtw", "C", (), ()),
+}
+"""Per build tool: its short options that take a value, the one naming the dir it runs in
+(``-f`` names the build file), its long options naming that dir (``make -C DIR``, ``just -d
+DIR``, ``ninja -C DIR``) and the build file (``make -f F``, ``just --justfile F``)."""
 
 
 def build_elsewhere(name: str, args: list[str], where: Where | None) -> str | None:
     """Why a build tool runs a build file the project does not hold, or ``None``.
 
-    ``cd "$X" && make``: the Makefile of a dir not known here; ``cd /tmp && make``: one
-    outside the project. ``-f FILE`` / ``-C DIR`` are the option checks'; a ``make`` in the
-    project runs the project's own build file, as before.
+    ``cd "$X" && make``: the Makefile of a dir not known here; ``cd /tmp && make``, ``make -C
+    /tmp/x``, ``make -f ../x/Makefile``, ``just -d DIR``, ``ninja -C DIR``: one outside the
+    project; ``make -C "$X"``: a dir named at run time. A ``make`` in the project (``make -C
+    build``) runs the project's own build file, as before.
     """
     if name not in BUILDERS or where is None:
         return None
@@ -305,4 +316,39 @@ def build_elsewhere(name: str, args: list[str], where: Where | None) -> str | No
                     f"({one.after}), which the rules cannot read")
         if not inside(one, where.root):
             return f"{name} runs the build file in {one}, outside the project"
+    for value, is_dir in _build_places(name, args):
+        for base in where.dirs:
+            if isinstance(base, Unknown):
+                continue
+            named = expanded(value, base) if _RUN_TIME.search(value) else value
+            if named is None:
+                return (f"{name} runs the build file {'in ' if is_dir else ''}{value}, named at "
+                        "run time, which the rules cannot read")
+            path = Path(os.path.normpath(base / expand_user(named)))
+            if not inside(path, where.root) or not inside(resolve(path), resolve(where.root)):
+                return (f"{name} runs the build file in {value}, outside the project" if is_dir
+                        else f"{name} runs the build file {value}, outside the project")
     return None
+
+
+_RUN_TIME = re.compile(r"[$`]")
+
+
+def _build_places(name: str, args: list[str]) -> list[tuple[str, bool]]:
+    """The dirs (``True``) and build files (``False``) ``name ARGS`` names by its options."""
+    valued, into, dirs, files = _BUILD_OPTIONS[name]
+    found: list[tuple[str, bool]] = []
+    for i, word in enumerate(args):
+        if word == "--":
+            break
+        if word[:2] == "--":
+            value = word.partition("=")[2] if "=" in word else value_at(args, i + 1)
+            if value is not None and any(long_option(word, o) for o in dirs):
+                found.append((value, True))
+            elif value is not None and any(long_option(word, o) for o in files):
+                found.append((value, False))
+        elif word[:1] == "-" and len(word) > 1:
+            short = short_value(args, i, valued)
+            if short.value is not None and short.letter in (into, "f"):
+                found.append((short.value, short.letter == into))
+    return found

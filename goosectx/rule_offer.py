@@ -32,6 +32,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from goosectx.option_programs import COMPILER
 from goosectx.shell_builtins import SHELLS, builtin_lines
 from goosectx.shell_databases import DATABASES
 from goosectx.shell_languages import COMMAND_LANGUAGES
@@ -199,11 +200,6 @@ approval asks anyway (read scoping)."""
 
 _PLAIN_WORD = re.compile(r"[\w./:,=@%+^~#-]+")
 """A word an exact rule spells as the command does: no blank, quote or glob character."""
-
-COMPILER = re.compile(r"(?:[\w.]+-)*(?:gcc|g\+\+|cc|c\+\+|clang|clang\+\+|gfortran)(?:-[\d.]+)?")
-"""C, C++ and Fortran compilers by name (``gcc``, ``x86_64-linux-gnu-gcc-12``): build tools
-(``-wrapper PROG``, ``-fplugin=x.so`` run any code), offered the command as it is, as
-:data:`OFFERS`' are."""
 
 _PROGRAM_PATTERNS = (INTERPRETER, VIM, re.compile(r"(?:cuda-)?gdb(?:-multiarch)?"),
                      re.compile(r"(?:tclsh|wish|jimsh)[\d.]*"), COMPILER)

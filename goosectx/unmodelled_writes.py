@@ -20,15 +20,18 @@ Core module: no printing.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from pathlib import Path
 
 from goosectx.git_config_writes import MODELLED
+from goosectx.option_programs import COMPILER
 from goosectx.option_table import OPTIONS
 from goosectx.piped_names import NEUTRAL
-from goosectx.protected_paths import Where, git_dirs, protected_write
-from goosectx.rule_offer import COMPILER, PREFIX_PROGRAMS
+from goosectx.protected_paths import BUILDERS, Where, git_dirs, protected_write
+from goosectx.rule_offer import PREFIX_PROGRAMS
 from goosectx.shell_builtins import SHELLS
 from goosectx.shell_databases import DATABASES
+from goosectx.shell_dirs import expanded
 from goosectx.shell_languages import COMMAND_LANGUAGES
 from goosectx.shell_launchers import LAUNCHERS, TERMINAL_EMULATORS
 from goosectx.shell_multicall import MULTICALL
@@ -41,7 +44,7 @@ from goosectx.shell_sql_clients import SQL_CLIENTS
 from goosectx.shell_terminals import TERMINALS
 from goosectx.shell_unwrap import WRAPPERS
 from goosectx.shell_wrappers import FD
-from goosectx.written_names import sensitive_or_outside
+from goosectx.written_names import SENSITIVE, sensitive_or_outside
 
 READERS = frozenset({
     "grep", "egrep", "fgrep", "rgrep", "zgrep", "rg", "ag", "ack", "find", "fd", "fdfind",
@@ -99,7 +102,7 @@ REMOTE = frozenset({"ssh", "docker-compose", "podman-compose", "toolbox", "distr
 
 _KNOWN = frozenset({*READERS, *BUILTINS, *WRITERS, *MODELLED, *PREFIX_PROGRAMS, *NEUTRAL,
                     *OPTIONS, *RUNNERS, *WRAPPERS, *SHELLS, *SU_LIKE, *LINE_RUNNERS, *MULTICALL,
-                    *KEYWORDS, *ELSEWHERE, *REMOTE})
+                    *KEYWORDS, *ELSEWHERE, *REMOTE, *BUILDERS})
 
 
 def known(name: str) -> bool:
@@ -114,26 +117,102 @@ def known(name: str) -> bool:
 def unmodelled_write(name: str, args: list[str], where: Where | None) -> str | None:
     """Why ``name ARGS`` may write a protected location, ``name`` not being :func:`known`.
 
-    Each literal word (an option's ``=VALUE`` too; no URL) naming the git directory or a path
-    in it, a virtualenv, ``node_modules``, a sensitive file or a path outside the project, in
-    each dir the command may run in that is known here (a word after ``cd "$X"`` is not
-    literal). ``None``: a known program, or none named.
+    Each path a word may name (:func:`_named`: the word, an option's ``=VALUE`` or glued value,
+    a ``key=value``/``key:value`` word's value; no URL or build label) naming the git
+    directory or a path in it, a virtualenv, ``node_modules`` or a sensitive file, or, where
+    it may be written (:func:`_named`), a path outside the project, in each dir the command
+    may run in that is known here (a word after ``cd "$X"`` is not literal); ``$PWD``,
+    ``${PWD}`` and ``~+`` are that dir, links are followed. ``None``: a known program, or none
+    named.
     """
     if not name or known(name):
         return None
     root = where.root if where is not None else None
     dirs = tuple(d for d in (where.dirs if where is not None else ()) if isinstance(d, Path))
-    literal = Where(root, dirs or (root,)) if root is not None else None
+    bases: tuple[Path, ...] = (dirs or (root,)) if root is not None else ()
+    literal = Where(root, bases) if root is not None else None
     tops = git_dirs(literal) if args else ()  # once for all the words
-    for word in args:
-        path = word.partition("=")[2] if word.startswith("-") else word
-        if not path or "://" in path or _RUN_TIME.search(path) or "\0" in path:
-            continue
-        if why := protected_write(name, path, literal, tops=tops):
-            return f"{name} is not known to goosectx: it may write {path} ({_tail(why, name)})"
-        if root is not None and (kind := sensitive_or_outside(path, literal)):
-            return f"{name} is not known to goosectx: it may write {path}, which {kind}"
+    cache: dict[str, Path] = {}  # the words' dirs resolved once
+    for value, written in _named(args):
+        for path in _paths(value, bases):
+            does = "it may write" if written else "it is given"
+            end = "" if written else " and what it does with it is not known"
+            if why := protected_write(name, path, literal, tops=tops):
+                return f"{name} is not known to goosectx: {does} {value} ({_tail(why, name)}){end}"
+            kind = sensitive_or_outside(path, literal, cache) if root is not None else None
+            if kind == SENSITIVE or kind is not None and written:
+                return f"{name} is not known to goosectx: {does} {value}, which {kind}{end}"
     return None
+
+
+_OUTPUT = re.compile(r"[oO]|of|(?:[\w-]*[-_])?(?i:out|dest|target|save|write|log)[\w-]*")
+"""An option or key whose name says it writes the path it is given: ``-o``, ``--output-dir``,
+``--outDir``, ``--python_out``, ``--dest``, ``--save-to``, ``--log-file``, ``of=``."""
+_INPUT = re.compile(r"[iI]|(?i:in|input|include|inventory|import|from|src|source|load|read|"
+                    r"schema|template)(?:[-_][\w-]*)?|(?i:conf|rc|settings|var-file|env-file)"
+                    r"[\w-]*")
+"""An option whose name says the next word is a path it reads (``-i``, ``-I``, ``--config``,
+``--rcfile``, ``--settings-path``, ``--var-file``): that word is its value, not an operand."""
+_LABEL = re.compile(r"(?:@[\w.~+-]*)?//(?!/)")
+"""A bazel, buck or pants label (``//...``, ``//src:all``, ``@repo//x``): no path."""
+_KEY = re.compile(r"([\w.-]+)[=:](.+)")
+"""A ``key=value`` or ``key:value`` word (``out=F``, ``file:F``)."""
+_PWD = re.compile(r"\$(?:PWD\b|\{PWD\})")
+
+
+def _named(args: list[str]) -> Iterator[tuple[str, bool]]:
+    """Each path a word of ``args`` may name, and whether it may be written there.
+
+    Written: an operand, the value of an option whose name says output (``-o F``, ``--out=F``,
+    ``-oF``, ``-xoF``: :data:`_OUTPUT`) or of such a key (``dest=F``). Given only: the value of
+    any other option (``--config=F``, ``-IDIR``, the next word after ``-i`` or ``--config``:
+    :data:`_INPUT`), of another key (``file:F``), or ``@F``.
+    """
+    ended = False
+    for i, word in enumerate(args):
+        before = args[i - 1] if i and not ended else ""
+        if word == "--" and not ended:
+            ended = True
+            continue
+        if word[:1] == "-" and len(word) > 1 and not ended:
+            option, equals, value = word.lstrip("-").partition("=")
+            if equals:
+                yield value, _writes(option)
+            elif word[1] != "-":  # -o.git/hooks/x, -xo.git/hooks/x: a glued value
+                yield from ((word[k:], word[k - 1] in "oO") for k in (2, 3) if word[k:])
+            continue
+        if word[:1] == "@":  # a response file: arguments read from it
+            yield word[1:], False
+            continue
+        option = before.lstrip("-") if before[:1] == "-" and "=" not in before else ""
+        if not (option and _INPUT.fullmatch(option)) and _LABEL.match(word) is None:
+            yield word, True
+        else:
+            yield word, _writes(option)
+        if "://" not in word and (key := _KEY.fullmatch(word)):  # out=F, --out a:F
+            yield key[2], _writes(key[1]) or _writes(option)
+
+
+def _writes(option: str) -> bool:
+    """True when ``option`` (no dashes, no ``=``) is a name :data:`_OUTPUT` reads as a write."""
+    return _OUTPUT.fullmatch(option) is not None
+
+
+def _paths(value: str, dirs: tuple[Path, ...]) -> list[str]:
+    """``value`` as the paths it names in each dir of ``dirs`` (``[]``: bash makes it).
+
+    ``$PWD/x``, ``${PWD}/x`` and ``~+/x`` are ``DIR/x``, as the other checks expand them
+    (:func:`goosectx.shell_dirs.expanded`); any other ``$`` or backtick is made at run time.
+    """
+    if not value or "://" in value or "\0" in value:
+        return []
+    if value == "~+" or value.startswith("~+/"):
+        return [str(d) + value[2:] for d in dirs]
+    if not _RUN_TIME.search(value):
+        return [value]
+    if _RUN_TIME.search(_PWD.sub("", value)):
+        return []
+    return [path for d in dirs if (path := expanded(value, d)) is not None]
 
 
 def _tail(why: str, name: str) -> str:

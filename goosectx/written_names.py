@@ -23,7 +23,7 @@ from urllib.parse import unquote, urlsplit
 
 from goosectx.option_table import TAR_VALUED, Does, Hit
 from goosectx.protected_paths import Where
-from goosectx.sensitive import expand_user, inside, sensitive_why
+from goosectx.sensitive import cached_resolve, expand_user, inside, resolve, sensitive_why
 from goosectx.shell_dirs import Unknown
 from goosectx.shell_git import git_subcommand
 from goosectx.shell_options import long_option, short_value, value_at
@@ -161,11 +161,15 @@ def url_names(name: str, args: list[str], hits: list[Hit], here: bool) -> list[s
     return found
 
 
-def sensitive_or_outside(path: str, where: Where | None) -> str | None:
+def sensitive_or_outside(path: str, where: Where | None,
+                         cache: dict[str, Path] | None = None) -> str | None:
     """``"is a sensitive file"`` / ``"is outside the project"`` for ``path``, or ``None``.
 
     Taken in each dir of ``where`` known here (a relative path after ``cd "$X"``: none), the
-    read check's names (:func:`goosectx.sensitive.sensitive_why`); streams are no file.
+    read check's names (:func:`goosectx.sensitive.sensitive_why`), as written and where its
+    links lead (``etclink/cron.d/x``, ``etclink`` a link to ``/etc``; ``cache``: one
+    :func:`goosectx.sensitive.cached_resolve` cache for a command's many paths); streams are no
+    file.
     """
     written = expand_user(path)
     if where is None or not path or str(written) in _STREAMS or path in _STREAMS:
@@ -177,5 +181,13 @@ def sensitive_or_outside(path: str, where: Where | None) -> str | None:
         if sensitive_why(target) is not None:
             return SENSITIVE
         if not inside(target, where.root):
+            return OUTSIDE
+        real = resolve(target) if cache is None else cached_resolve(target, cache)
+        if real == target:  # etclink/cron.d/x, etclink a link to /etc: where it leads
+            continue
+        if sensitive_why(real) is not None:
+            return SENSITIVE
+        top = resolve(where.root) if cache is None else cached_resolve(where.root, cache)
+        if not inside(real, top):
             return OUTSIDE
     return None

@@ -1,0 +1,66 @@
+"""Compilers' and linkers' output files, and zstd's output dirs, judged as write targets.
+
+test29c HIGH 5 and 6: under ``--deny 'shell(rm *)'`` in auto mode ``gcc --output=.git/hooks/x``,
+``gcc -Wl,-o,.git/hooks/x``, ``gcc-12 -o …``, ``x86_64-linux-gnu-gcc``, ``clang-17``,
+``musl-gcc``, ``ld --output=`` and ``zstd -d x.zst --output-dir-flat .git/hooks`` ran (only
+``-o`` of a fixed list of names was read). Every compiler, assembler and linker the COMPILER
+pattern names is read with the same options; an ordinary build still runs.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from rules_support import shell_verdict
+from test_protected_writes_modelled import DENY, HOOK
+from test_protected_writes_modelled import project as project  # the fixture: .git/hooks, src
+
+from goosectx.permissions import PermissionRules
+
+COMPILES = [
+    f"gcc --output={HOOK} src/main.c", f"gcc --output {HOOK} src/main.c",
+    f"cc --output {HOOK} src/main.c", f"gcc -Wl,-o,{HOOK} src/main.c",
+    f"gcc -Wl,--output={HOOK} src/main.c", f"gcc -Xlinker -o -Xlinker {HOOK} src/main.c",
+    f"gcc-12 -o {HOOK} src/main.c", f"x86_64-linux-gnu-gcc -o {HOOK} src/main.c",
+    f"x86_64-linux-gnu-gcc-12 -o {HOOK} src/main.c", f"clang-17 -o {HOOK} src/main.c",
+    f"musl-gcc -o {HOOK} src/main.c", f"c++ -o {HOOK} src/main.cc",
+    f"g++-13 -o{HOOK} src/main.cc", f"ld --output={HOOK} x.o", f"ld.gold -o {HOOK} x.o",
+    f"ld.lld -o {HOOK} x.o", f"ld.bfd -o {HOOK} x.o", f"as -o {HOOK} x.s",
+]
+
+
+@pytest.mark.parametrize("command", COMPILES)
+def test_a_compiler_or_linker_output_in_the_git_dir_asks(project: Path, command: str) -> None:
+    verdict = shell_verdict(DENY, command, "auto", working_dir=project)
+    assert verdict.action == "ask", (command, verdict.reason)
+    program = command.split()[0]
+    assert verdict.reason.startswith(f"{program} writes {HOOK}: a hook is a command a later git"
+                                     ), verdict.reason
+
+
+@pytest.mark.parametrize("command", [
+    "zstd -d pre-commit.zst --output-dir-flat .git/hooks",
+    "zstd -d pre-commit.zst --output-dir-mirror .git/hooks",
+    "zstd -dr --output-dir-flat=.git/hooks hooks/", "unzstd x.zst --output-dir-flat .git/hooks"])
+def test_zstd_output_dirs_are_judged_as_write_targets(project: Path, command: str) -> None:
+    verdict = shell_verdict(DENY, command, "auto", working_dir=project)
+    assert verdict.action == "ask", (command, verdict.reason)
+    assert verdict.reason.startswith(f"{command.split()[0]} writes .git/hooks: a hook"), (
+        verdict.reason)
+
+
+@pytest.mark.parametrize("command", [
+    "gcc-12 -O2 -Wall -o build/app src/main.c", "clang-17 --output=build/app src/main.c",
+    "gcc -Wl,-rpath,/opt/lib -Wl,-o,build/app src/main.c",
+    "gcc -Xlinker --gc-sections -o app src/main.c", "gcc -Wl,-soname,libx.so.1 -shared x.o",
+    "x86_64-linux-gnu-gcc -c src/main.c", "ld.lld -o build/app x.o", "g++-13 -o - -E x.cc",
+    "zstd -d x.zst --output-dir-flat build", "zstd -r src --output-dir-mirror build/z",
+])
+def test_an_ordinary_build_still_runs(project: Path, command: str) -> None:
+    (project / "build").mkdir()
+    program = command.split()[0]
+    rules = PermissionRules(allow=(f"shell({program}*)",))
+    verdict = shell_verdict(rules, command, "smart_approve", working_dir=project)
+    assert verdict.action == "run", (command, verdict.reason)
+    assert verdict.action == shell_verdict(DENY, command, "auto", working_dir=project).action
