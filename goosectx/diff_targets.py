@@ -36,9 +36,12 @@ from goosectx.written_names import SENSITIVE, sensitive_or_outside
 PATCHERS = frozenset({"patch", "gpatch"})
 MAX_DIFF_BYTES = 1_000_000
 """The largest diff file read; a bigger one is a diff that cannot be read here."""
-_HEADER = re.compile(r"^(?:\+\+\+|---) (.+)$|^diff --git (\S+) (\S+)\s*$|"
+_HEADER = re.compile(r"^(?:\+\+\+|---|\*\*\*|Index:) (.+)$|^diff --git (\S+) (\S+)\s*$|"
                      r"^(?:rename|copy) (?:to|from) (.+)$", re.MULTILINE)
-"""The lines of a unified or git diff that name a file."""
+"""The lines of a unified, context or git diff that name a file (``*** NAME`` is a context
+diff's old name, which GNU patch takes when that file exists; ``Index: NAME`` too)."""
+_C_ESCAPE = re.compile(r"\\([0-7]{1,3}|.)", re.DOTALL)
+_C_CHARS = {"a": "\a", "b": "\b", "t": "\t", "n": "\n", "v": "\v", "f": "\f", "r": "\r"}
 _GIT_VALUED = ("--directory", "--include", "--exclude", "--whitespace", "--build-fake-ancestor",
                "--patch-format", "--resolvemsg", "--quoted-cr", "--empty")  # the last 4: git am's
 _AM_GOING_ON = ("--continue", "-r", "--resolved", "--skip", "--abort", "--quit", "--retry",
@@ -161,10 +164,30 @@ def diff_names(text: str) -> list[str]:
     for match in _HEADER.finditer(text):
         for raw in filter(None, match.groups()):
             raw = raw.split("\t", 1)[0].strip()
-            raw = raw[1:-1] if len(raw) > 1 and raw[0] == raw[-1] == '"' else raw
-            if raw and raw != "/dev/null":
-                names.append(raw)
+            if len(raw) > 1 and raw[0] == '"' and '"' in raw[1:]:  # git's C-quoted "a/\164x"
+                raw = _c_unquoted(raw[1:raw.index('"', 1) if raw[-1] != '"' else -1])
+                found = [raw]
+            else:  # patch ends an unquoted name at whitespace: "*** x  2024-01-01 …" is x
+                found = [raw, raw.split(" ", 1)[0]]
+            names += [name for name in found if name and name != "/dev/null"]
     return list(dict.fromkeys(names))
+
+
+def _c_unquoted(quoted: str) -> str:
+    r"""A C-quoted diff name as patch and git read it: ``.gi\164`` is ``.git``, ``\t`` a tab.
+
+    Octal escapes are bytes (a UTF-8 name is written byte by byte).
+    """
+    out = bytearray()
+    pos = 0
+    for match in _C_ESCAPE.finditer(quoted):
+        out += quoted[pos:match.start()].encode("utf-8", "surrogateescape")
+        code = match.group(1)
+        out += (bytes([int(code, 8) & 0xFF]) if code[0] in "01234567"
+                else _C_CHARS.get(code, code).encode("utf-8", "surrogateescape"))
+        pos = match.end()
+    out += quoted[pos:].encode("utf-8", "surrogateescape")
+    return out.decode("utf-8", "surrogateescape")
 
 
 def _stripped(name: str, strip: int | None) -> list[str]:

@@ -184,6 +184,20 @@ def _inner_lines(part: Part, command: str) -> tuple[str, ...]:
     return tuple(line for line in command_forms(part, command).inner if line not in remote)
 
 
+_TOPLEVEL = re.compile(r"\$\(\s*git rev-parse --show-toplevel\s*\)|`\s*git rev-parse "
+                       r"--show-toplevel\s*`")
+"""``cd "$(git rev-parse --show-toplevel)"``: the work tree's top, an agent's everyday ``cd``."""
+
+
+def _git_top(base: Path) -> Path | None:
+    """The top of the work tree ``base`` is in (the nearest dir holding ``.git``), or ``None``."""
+    here = Path(os.path.abspath(base))
+    for candidate in (here, *here.parents):
+        if os.path.lexists(candidate / ".git"):
+            return candidate
+    return None
+
+
 def _moved(words: list[Word], dirs: tuple[Dir, ...], command: str,
            looping: bool) -> tuple[Dir, ...] | None:
     """Where a ``cd`` / ``pushd`` / ``popd`` part goes from each of ``dirs`` (``None``: no cd)."""
@@ -199,6 +213,10 @@ def _moved(words: list[Word], dirs: tuple[Dir, ...], command: str,
     word = next((w for w in words[1:] if w.value == operand), None)
     if looping or operand == "-" or word is not None and word.pattern or operand.startswith("+"):
         return (Unknown(said),)
+    if word is not None and _TOPLEVEL.fullmatch(word.raw.removeprefix('"').removesuffix(
+            '"')) and "GIT_" not in command:  # cd "$(git rev-parse --show-toplevel)"
+        return tuple(top if isinstance(base, Path) and (top := _git_top(base)) else Unknown(said)
+                     for base in dirs)
     if operand == "":
         home = expanded("$HOME", dirs[0], command)
         return (Path(home),) if home and name == "cd" else (Unknown(said),)

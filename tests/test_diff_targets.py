@@ -149,3 +149,24 @@ def test_the_names_are_read_from_each_header() -> None:
     text = ('diff --git a/x b/y\nrename from x\nrename to "y z"\n--- a/x\t2024-01-01\n'
             "+++ /dev/null\n")
     assert diff_names(text) == ["a/x", "b/y", "x", "y z"]
+
+
+@pytest.mark.parametrize(("diff", "named"), [
+    ('--- /dev/null\n+++ "b/.gi\\164/hooks/pre-commit"\n@@ -0,0 +1 @@\n+x\n',
+     ".git/hooks/pre-commit"),  # test29d: git's C-quoted names, octal escapes decoded
+    ('diff --git "a/.en\\166" "b/.en\\166"\n--- /dev/null\n+++ "b/.en\\166"\n@@ -0,0 +1 @@\n+K=1\n',
+     ".env"),
+    ("*** .git/config\n--- nothere.txt\n***************\n*** 1 ****\n--- 1,2 ----\n+ x\n",
+     ".git/config"),  # a context diff's old name, which patch takes when it exists
+    ("*** .git/config 2024-01-01 10:00:00\n--- x 2024-01-01\n", ".git/config"),
+    ("Index: .env\n--- x\n+++ x\n", ".env"),
+])
+def test_quoted_and_context_diff_names_are_read(project: Path, diff: str, named: str) -> None:
+    (project / "x.diff").write_text(diff)
+    strip = "-p1" if '"b/' in diff else "-p0"
+    _asks(project, f"patch {strip} < x.diff", named)
+
+
+def test_c_quoted_names_decode_as_patch_reads_them() -> None:
+    assert diff_names('+++ "b/\\303\\251t\\303\\251.txt"\n') == ["b/été.txt"]
+    assert diff_names('+++ "b/tab\\there"\n') == ["b/tab\there"]
