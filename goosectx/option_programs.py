@@ -279,6 +279,11 @@ checkout-index --prefix=P`` writes ``P`` + each path."""
 _PIP = (Option(Does.OUTPUT, longs=("--log", "--log-file", "--local-log", "--cache-dir",
                                    "--report")),)
 """``pip … --log F`` appends its log to F, ``--cache-dir D`` writes there, ``--report F``."""
+PIP_VALUED = frozenset({"--log", "--log-file", "--local-log", "--proxy", "--retries",
+                        "--timeout", "--exists-action", "--trusted-host", "--cert",
+                        "--client-cert", "--cache-dir", "--python", "--use-feature",
+                        "--use-deprecated", "--keyring-provider", "--resume-retries"})
+"""pip's general options that take the next word (``pip --log F download``: F no subcommand)."""
 
 OPTIONS: dict[str, tuple[Option, ...]] = {
     "git": (Option(Does.WRITES, longs=("--output",)), Option(Does.WHOLE, longs=("--no-index",)),
@@ -322,6 +327,9 @@ OPTIONS: dict[str, tuple[Option, ...]] = {
     "prettier": (Option(Does.OUTPUT, longs=("--cache-location",)),),
     "compileall": (Option(Does.LIST, letters="i", valued="rdspxjoe"),),  # python -m compileall
     "curl": _CURL, "wget": _WGET, "patch": _PATCH, "pip": _PIP, "pip3": _PIP,
+    # the dir pip download and pip wheel save into (pip -q download -d D: the subcommand's)
+    "pip download": (Option(Does.INTO, longs=("--dest",), letters="d", valued="drcefi"),),
+    "pip wheel": (Option(Does.INTO, longs=("--wheel-dir",), letters="w", valued="wrcefi"),),
     "git grep": (Option(Does.UNTRACKED, longs=("--untracked", "--no-exclude-standard")),),
     # a Lua script ncat runs (ssh-keygen's and openssl's libraries: _WRITTEN_FILES)
     "ncat": (Option(Does.RUNS, longs=("--lua-exec",)),),
