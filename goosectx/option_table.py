@@ -91,8 +91,8 @@ def option_hits(name: str, args: list[str]) -> Iterator[Hit]:
     if name == "gh" and len(args) > 1:  # gh release download -O F: "gh release download"'s
         sub = f"gh {args[0]} {args[1]}"
         entries += [(sub, entry) for entry in OPTIONS.get(sub, ())]
-    if name in ("pip", "pip3") and (sub := _pip_subcommand(args)):  # pip download -d D
-        entries += [(f"pip {sub}", entry) for entry in OPTIONS.get(f"pip {sub}", ())]
+    if name in ("pip", "pip3") and (pip_sub := _pip_subcommand(args)):  # pip download -d D
+        entries += [(f"pip {pip_sub}", entry) for entry in OPTIONS.get(f"pip {pip_sub}", ())]
     if not entries:
         return
     starts = any(entry.starts for _program, entry in entries)
