@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from rules_support import shell_verdict
-from test_protected_writes_modelled import DENY
+from test_protected_writes_modelled import DENY, HOOK
 from test_protected_writes_modelled import project as project  # the fixture: .git/hooks, src
 
 from goosectx.permissions import PermissionRules
@@ -50,6 +50,29 @@ def test_python_m_pip_wheel_into_the_git_hooks_asks(project: Path) -> None:
     "pip wheel --wheel-dir=dist -r requirements.txt", "pip install -d"])
 def test_pip_saving_into_a_project_dir_still_runs(project: Path, command: str) -> None:
     (project / "dist").mkdir()
+    assert shell_verdict(_allowing(command), command, "smart_approve",
+                         working_dir=project).action == "run", command
+    assert shell_verdict(DENY, command, "auto", working_dir=project).action == "run"
+
+
+@pytest.mark.parametrize(("command", "path"), [
+    (f"ar rcs {HOOK} a.o", HOOK), (f"ar -rcs {HOOK} a.o", HOOK), ("ar r .git/config a.o",
+                                                                 ".git/config"),
+    ("ar --plugin x.so rcs .git/config a.o", ".git/config"),
+    ("ar rb a.o .git/config b.o", ".git/config"), ("ar qN 2 .git/config a.o", ".git/config")])
+def test_ar_writing_an_archive_in_the_git_dir_asks(project: Path, command: str,
+                                                   path: str) -> None:
+    for rules, mode in ((DENY, "auto"), (_allowing(command), "smart_approve")):
+        verdict = shell_verdict(rules, command, mode, working_dir=project)
+        assert verdict.action == "ask", (command, mode, verdict.reason)
+        assert f"ar writes {path}" in verdict.reason, verdict.reason
+
+
+@pytest.mark.parametrize("command", [
+    "ar rcs build/liba.a a.o", "ar -rcs build/liba.a a.o", "ar t build/liba.a",
+    "ar rb a.o build/liba.a b.o"])
+def test_ar_writing_a_project_archive_or_listing_still_runs(project: Path, command: str) -> None:
+    (project / "build").mkdir()
     assert shell_verdict(_allowing(command), command, "smart_approve",
                          working_dir=project).action == "run", command
     assert shell_verdict(DENY, command, "auto", working_dir=project).action == "run"
