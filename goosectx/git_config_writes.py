@@ -130,6 +130,8 @@ def writes_git_config(name: str, args: list[str], where: Where | None = None) ->
     elif name in _COPY_SUBCOMMANDS and args[:1] == ["cp"]:  # docker cp c:/x .git/hooks/y
         paths = [a for a in args[1:] if not a.startswith("-")][-1:]
         paths = [p for p in paths if not _REMOTE.match(p)]  # kubectl cp x pod:/y: not here
+    elif name == "ar":  # ar rcs .git/hooks/pre-commit a.o: the archive it writes
+        paths = _ar_archive(args)
     elif name in _SECOND_OPERAND:  # lz4 -d x .git/hooks/pre-commit: its output file
         paths = [a for a in args if not a.startswith("-")][1:2]
     elif name == "socat":  # socat - CREATE:.git/hooks/x,perm=0755
@@ -180,6 +182,31 @@ def _extracted_into(name: str, args: list[str]) -> list[str]:
     if name in ("zipfile", "tarfile") and args[:1] and args[0] in ("-e", "--extract"):
         return args[2:3]
     return []
+
+
+def _ar_archive(args: list[str]) -> list[str]:
+    """The archive ``ar ARGS`` writes (``ar rcs A x.o``, ``ar -rcs``, ``ar mb X A x.o``), or ``[]``.
+
+    The first operand after the key letters, past ``a``/``b``/``i``'s member and ``N``'s count;
+    only a key that writes it (``r``, ``q``, ``d``, ``m``, ``s``): ``ar t A`` reads.
+    """
+    key, skip = "", False
+    operands: list[str] = []
+    for word in args:
+        if skip:
+            skip = False
+        elif word[:2] == "--":  # --plugin P, --target T, --output D (or =V)
+            skip = "=" not in word and word in ("--plugin", "--target", "--output")
+        elif word[:1] == "-" and word != "-X32_64" and not operands:
+            key += word[1:]
+        elif not key:
+            key = word
+        else:
+            operands.append(word)
+    if not any(letter in key for letter in "rqdms"):
+        return []
+    skipped = any(letter in key for letter in "abi") + ("N" in key)
+    return operands[skipped:skipped + 1]
 
 
 def _pax_renames(args: list[str]) -> bool:

@@ -209,19 +209,27 @@ COMPILER = re.compile(r"(?:[\w.]+-)*(?:gcc|g\+\+|cc|c\+\+|clang|clang\+\+|gfortr
 options are :data:`OPTIONS`' ``"cc"`` entry (:func:`compiler_words`); build tools (``-wrapper
 PROG``, ``-fplugin=x.so`` run any code), offered the command as it is
 (:mod:`goosectx.rule_offer`)."""
+_SIDE_FILES = ("-MF", "-MJ", "-dumpbase", "-dumpdir", "-Map", "--Map")
+"""gcc's ``-MF F`` (the dependency file ``-MD`` writes), clang's ``-MJ F`` (a compilation
+database entry), ``-dumpbase``/``-dumpdir`` (the prefix of ``-fdump-*``'s files), the
+linker's ``-Map F`` (``-Wl,-Map=F``)."""
+_GLUED_SIDE = re.compile(r"(-M[FJ])(.+)|(--?Map)=(.*)")
+"""``-MFF``, ``-MJF``, ``-Map=F``: one of :data:`_SIDE_FILES` with its value in the word."""
 _COMPILE = (Option(Does.OUTPUT, longs=("--output",), letters="o",
-                   valued="oIDLlUxXuBFGTzefmWOgiM"),)
+                   valued="oIDLlUxXuBFGTzefmWOgiM"),
+            Option(Does.OUTPUT, words=_SIDE_FILES))
 """A C compiler's, assembler's or linker's ``-o FILE`` / ``-oFILE`` / ``--output[=]FILE`` (the
 letters before ``o`` that take the rest of the word end the cluster: ``-fno-omit…`` is
-``-f``'s); the linker's options a compiler passes on (``-Wl,-o,F``, ``-Xlinker -o -Xlinker
-F``) are read as words of their own (:func:`compiler_words`)."""
+``-f``'s), and the files it writes beside it (:data:`_SIDE_FILES`); the linker's options a
+compiler passes on (``-Wl,-o,F``, ``-Xlinker -o -Xlinker F``) are read as words of their own
+(:func:`compiler_words`)."""
 
 
 def compiler_words(name: str, args: list[str]) -> tuple[str, list[str]]:
     """``"cc"`` and the words of a compiler or linker :data:`COMPILER` names, else as given.
 
     ``-Wl,-o,F`` is ``-o F``, ``-Xlinker X`` is ``X``: the options gcc and clang hand the
-    linker, which writes its ``-o`` file as theirs.
+    linker, which writes its ``-o`` file as theirs; ``-MFF`` and ``-Map=F`` are two words.
     """
     if not COMPILER.fullmatch(name):
         return name, args
@@ -235,7 +243,13 @@ def compiler_words(name: str, args: list[str]) -> tuple[str, list[str]]:
         elif word != "-Xlinker":
             words.append(word)
         linker = word == "-Xlinker" and not linker
-    return "cc", words
+    return "cc", [part for word in words for part in _split_side(word)]
+
+
+def _split_side(word: str) -> list[str]:
+    """``-MFF`` as ``-MF``, ``F``; ``-Map=F`` as ``-Map``, ``F``; any other word as it is."""
+    glued = _GLUED_SIDE.fullmatch(word)
+    return [part for part in glued.groups() if part is not None] if glued else [word]
 
 
 _WRITTEN_FILES = {
@@ -265,6 +279,11 @@ checkout-index --prefix=P`` writes ``P`` + each path."""
 _PIP = (Option(Does.OUTPUT, longs=("--log", "--log-file", "--local-log", "--cache-dir",
                                    "--report")),)
 """``pip … --log F`` appends its log to F, ``--cache-dir D`` writes there, ``--report F``."""
+PIP_VALUED = frozenset({"--log", "--log-file", "--local-log", "--proxy", "--retries",
+                        "--timeout", "--exists-action", "--trusted-host", "--cert",
+                        "--client-cert", "--cache-dir", "--python", "--use-feature",
+                        "--use-deprecated", "--keyring-provider", "--resume-retries"})
+"""pip's general options that take the next word (``pip --log F download``: F no subcommand)."""
 
 OPTIONS: dict[str, tuple[Option, ...]] = {
     "git": (Option(Does.WRITES, longs=("--output",)), Option(Does.WHOLE, longs=("--no-index",)),
@@ -308,6 +327,9 @@ OPTIONS: dict[str, tuple[Option, ...]] = {
     "prettier": (Option(Does.OUTPUT, longs=("--cache-location",)),),
     "compileall": (Option(Does.LIST, letters="i", valued="rdspxjoe"),),  # python -m compileall
     "curl": _CURL, "wget": _WGET, "patch": _PATCH, "pip": _PIP, "pip3": _PIP,
+    # the dir pip download and pip wheel save into (pip -q download -d D: the subcommand's)
+    "pip download": (Option(Does.INTO, longs=("--dest",), letters="d", valued="drcefi"),),
+    "pip wheel": (Option(Does.INTO, longs=("--wheel-dir",), letters="w", valued="wrcefi"),),
     "git grep": (Option(Does.UNTRACKED, longs=("--untracked", "--no-exclude-standard")),),
     # a Lua script ncat runs (ssh-keygen's and openssl's libraries: _WRITTEN_FILES)
     "ncat": (Option(Does.RUNS, longs=("--lua-exec",)),),

@@ -30,6 +30,7 @@ from goosectx.option_programs import (
     MODULES,
     OPTIONS,
     PATCH_VALUED,
+    PIP_VALUED,
     TAR_VALUED,
     Does,
     Option,
@@ -90,6 +91,8 @@ def option_hits(name: str, args: list[str]) -> Iterator[Hit]:
     if name == "gh" and len(args) > 1:  # gh release download -O F: "gh release download"'s
         sub = f"gh {args[0]} {args[1]}"
         entries += [(sub, entry) for entry in OPTIONS.get(sub, ())]
+    if name in ("pip", "pip3") and (pip_sub := _pip_subcommand(args)):  # pip download -d D
+        entries += [(f"pip {pip_sub}", entry) for entry in OPTIONS.get(f"pip {pip_sub}", ())]
     if not entries:
         return
     starts = any(entry.starts for _program, entry in entries)
@@ -104,6 +107,14 @@ def option_hits(name: str, args: list[str]) -> Iterator[Hit]:
         for program, entry in entries:
             if _matches(entry, args, i, ended, KNOWN.get(program, frozenset())):
                 yield Hit(entry.does, program, word, _value(entry, args, i))
+
+
+def _pip_subcommand(args: list[str]) -> str | None:
+    """The subcommand of ``pip ARGS`` (``pip --log F -q wheel .``: ``wheel``), or ``None``."""
+    for i, word in enumerate(args):
+        if word[:1] != "-" and (i == 0 or args[i - 1] not in PIP_VALUED):
+            return word
+    return None
 
 
 def first_hit(name: str, args: list[str], *kinds: Does) -> Hit | None:

@@ -64,3 +64,35 @@ def test_an_ordinary_build_still_runs(project: Path, command: str) -> None:
     verdict = shell_verdict(rules, command, "smart_approve", working_dir=project)
     assert verdict.action == "run", (command, verdict.reason)
     assert verdict.action == shell_verdict(DENY, command, "auto", working_dir=project).action
+
+
+SIDE_FILES = [  # test29d: the files a compile writes beside its -o, each named in the reason
+    ("gcc -MMD -MF .git/config -c src/a.c", ".git/config"),
+    (f"gcc -MF {HOOK} -MD -c src/a.c", HOOK), ("gcc -MD -MF.git/x -c src/a.c", ".git/x"),
+    ("clang -MJ .git/config -c src/a.c", ".git/config"),
+    ("gcc -c src/a.c -o build/a.o -Wl,-Map=.git/config", ".git/config"),
+    ("gcc -c src/a.c -Xlinker -Map=.git/config", ".git/config"),
+    ("gcc -Wl,-Map,.git/config src/a.c", ".git/config"), ("ld -Map=.git/config a.o", ".git/config"),
+    (f"gcc -fdump-rtl-all -dumpbase {HOOK} -c src/a.c", HOOK),
+    ("gcc -fdump-rtl-all -dumpdir .git/hooks -c src/a.c", ".git/hooks"),
+]
+
+
+@pytest.mark.parametrize(("command", "path"), SIDE_FILES)
+def test_a_dependency_map_or_dump_file_in_the_git_dir_asks(project: Path, command: str,
+                                                           path: str) -> None:
+    verdict = shell_verdict(DENY, command, "auto", working_dir=project)
+    assert verdict.action == "ask", (command, verdict.reason)
+    assert verdict.reason.startswith(f"{command.split()[0]} writes {path}"), verdict.reason
+    rules = PermissionRules(allow=(f"shell({command.split()[0]}*)",))
+    assert shell_verdict(rules, command, "smart_approve", working_dir=project).action == "ask"
+
+
+@pytest.mark.parametrize("command", [
+    "gcc -MMD -MF build/a.d -c a.c", "clang -MJ build/a.json -c a.c",
+    "gcc -Wl,-Map=build/a.map -o build/app a.c", "gcc -fdump-rtl-all -dumpdir build/ -c a.c"])
+def test_an_ordinary_dependency_or_map_file_still_runs(project: Path, command: str) -> None:
+    (project / "build").mkdir()
+    rules = PermissionRules(allow=(f"shell({command.split()[0]}*)",))
+    assert shell_verdict(rules, command, "smart_approve", working_dir=project).action == "run"
+    assert shell_verdict(DENY, command, "auto", working_dir=project).action == "run"
