@@ -82,12 +82,21 @@ NameOpt = Annotated[str | None, typer.Option("--name", "-n", help="Name the new 
 
 
 def _session_ref(value: str | None) -> str | None:
-    """``--resume``'s value; an empty or blank one (an unset ``$SID``) is refused, not "new"."""
+    """``--resume``'s value; an empty or blank one (an unset ``$SID``) is refused, not "new".
+
+    So is one starting with ``-``: the next option, the name left out (``--resume --debug``).
+    """
     if value is not None and not value.strip():
         from goosectx.errors import UsageError
 
         raise UsageError(f"--resume {value!r} names no session (an unset variable?)",
                          "give a session name or id — list them with: goosectx sessions list")
+    if value is not None and value.startswith("-"):  # goosectx --resume --debug: no name
+        from goosectx.errors import UsageError
+
+        raise UsageError(f"--resume needs a session name or id before {value} (a name never "
+                         "starts with '-')", "list them with: goosectx sessions list "
+                         "(--continue resumes the latest one in this directory)")
     return value
 
 

@@ -70,9 +70,14 @@ def run_escape(repl: Repl, line: str) -> None:
     secret = sensitive_in_command(command, repl.session.working_dir,
                                   data_dir=repl.settings.data_dir,
                                   config_file=repl.settings.config_file) if to_model else None
-    printed = unseen_secret_output(command, repl.session.working_dir, environment=False) if (
-        to_model and secret is None) else None  # !gh auth token: from gh's store, unredacted
-    to_model = to_model and secret is None and printed is None  # as an @.env mention is not
+    printed = unseen_secret_output(command, repl.session.working_dir, environment=False)
+    if printed is not None:  # !gh auth token: a token from gh's store no redaction here knows
+        repl.renderer.notice(terminal_safe(
+            f"not run: {printed.replace(' printed ', ' prints ')}, which goosectx would keep in "
+            "the session (its store, search "
+            "and exports); run it in your own terminal"), style="yellow")
+        return
+    to_model = to_model and secret is None  # as an @.env mention is not
     # No wait for the model client (litellm's import, the key check): the command needs only
     # the agent's shell tool and tool context, built first; on the worker thread, so Ctrl-C
     # works as for any command.
@@ -88,9 +93,6 @@ def run_escape(repl: Repl, line: str) -> None:
             f"shown to you only: {secret} {verb} a sensitive file (keys, credentials), so the "
             "model does not see this output; paste what the model needs instead"),
             style="yellow")
-    elif printed is not None:
-        repl.renderer.notice(f"shown to you only: {printed}, so the model does not see this "
-                             "output; paste what the model needs instead", style="yellow")
     elif not to_model:
         repl.renderer.notice("shown to you only (shell_escape_to_model = false): the model "
                              "does not see it")
