@@ -34,6 +34,19 @@ def test_last_fenced_block_wins_over_earlier_ones_and_prose() -> None:
     assert s is not None and s.user_intent == "final" and s.next_step == "ship"
 
 
+def test_a_fenced_summary_whose_fields_hold_code_fences_parses() -> None:
+    """test29e: the prompt asks for a ```json block and key_code verbatim; a field holding a
+    fenced bash line ended the block at its own fence, and the summary was rejected."""
+    text = ('```json\n{"user_intent": "fix", "current_work": "Wrote:\\n```bash\\nmake\\n```",'
+            ' "files": [{"path": "a.py", "key_code": "```python\\nx = 1\\n```"}]}\n```\n')
+    s = parse_summary(text)
+    assert s is not None and s.user_intent == "fix"
+    assert s.current_work == "Wrote:\n```bash\nmake\n```"
+    assert s.files[0].key_code == "```python\nx = 1\n```"
+    broken = parse_summary('```json\n{"user_intent": "fix", "current_work": "x```\n```\n')
+    assert broken is None  # a block that parses at no closing fence is still no summary
+
+
 def test_unfenced_object_at_the_start_is_found_with_braces_in_strings() -> None:
     # Rule changed on purpose (issue 12, stricter acceptance): an unfenced object counts only
     # when it starts the reply (or follows </analysis>); mid-prose it may be a quoted example.

@@ -19,6 +19,7 @@ from typing import Any
 from goosectx.compaction.summary import FileNote, StructuredSummary
 
 _FENCE = re.compile(r"```[ \t]*([A-Za-z0-9_+-]*)[ \t]*\n(.*?)\n?[ \t]*```", re.DOTALL)
+_CLOSER = re.compile(r"\n?[ \t]*```")
 _TRAILING_COMMA = re.compile(r",(\s*[}\]])")
 
 _STRING_FIELDS = ("user_intent", "problem_solving", "current_work", "next_step")
@@ -86,12 +87,28 @@ def extract_json(text: str, opener: str = "{") -> Any:
     for match in reversed(list(_FENCE.finditer(text))):
         if match.group(1).lower() not in ("", "json", "json5", "javascript", "js"):
             continue
-        value = _loads(match.group(2).strip())
+        value = _fenced_value(text, match)
         if value is not None:
             return value
         break  # the last fenced JSON block is authoritative even when broken
     candidate = _balanced(text, opener)
     return _loads(candidate) if candidate is not None else None
+
+
+def _fenced_value(text: str, match: re.Match[str]) -> Any:
+    """The JSON of a fenced block, or ``None``: its body up to the first closing fence that parses.
+
+    A field's own code (a ``current_work`` holding a fenced bash line, its newlines JSON
+    escapes) has fences the first reading took for the block's end; later closing fences
+    are tried (at most 8).
+    """
+    value = _loads(match.group(2).strip())
+    start = match.start(2)
+    for later in list(_CLOSER.finditer(text, match.end()))[:8] if value is None else ():
+        value = _loads(text[start:later.start()].strip())
+        if value is not None:
+            break
+    return value
 
 
 MAX_NESTING = 16
@@ -208,7 +225,7 @@ def summary_json(text: str) -> Any:
     outside = _ANALYSIS.sub("", text)
     for match in reversed(list(_FENCE.finditer(outside))):
         if match.group(1).lower() in ("", "json"):
-            return _loads(match.group(2).strip())
+            return _fenced_value(outside, match)
     end = text.lower().rfind("</analysis>")
     if end != -1:
         candidate = _balanced(text[end:], "{")
