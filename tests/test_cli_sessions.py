@@ -514,3 +514,7 @@ def test_an_empty_or_blank_file_says_it_is_empty(tmp_path):
         assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr
         assert f"{name} is empty: nothing to import" in proc.stderr, proc.stderr
         assert "cannot tell the format" not in proc.stderr
+        for fmt in ("openai", "goosectx", "codex"):  # test29e: a given format said "cut short"
+            proc = goosectx(home, "sessions", "import", "-f", fmt, str(path))
+            assert proc.returncode == 2, proc.stderr
+            assert f"{name} is empty: nothing to import" in proc.stderr, (fmt, proc.stderr)

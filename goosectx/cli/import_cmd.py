@@ -120,6 +120,11 @@ def _import_file(
 
     import_hash_of_file = content_hash_started(path, source_session)  # while it is parsed
     given = fmt != "auto"
+    if given:  # import -f openai empty.jsonl: "the JSON ends before it is complete" said less
+        from goosectx.importers.detect import empty_file, is_blank
+
+        if is_blank(path):
+            raise empty_file(path)
     if not given and path.is_file():
         from goosectx.importers.detect import detect_format
 

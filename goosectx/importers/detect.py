@@ -102,9 +102,24 @@ def detect_format(path: Path) -> str:
     if broken is not None:  # the real reason: truncated, nested too deeply, a huge number…
         raise broken
     if not stripped:
-        raise ImportFormatError(f"{path.name} is empty: nothing to import",
-                                "check the path, or export the session again")
+        raise empty_file(path)
     raise ImportFormatError(f"cannot tell the format of {path.name}", FORMAT_HINT)
+
+
+def empty_file(path: Path) -> ImportFormatError:
+    """The error for a file with nothing but whitespace in it."""
+    return ImportFormatError(f"{path.name} is empty: nothing to import",
+                             "check the path, or export the session again")
+
+
+def is_blank(path: Path, most: int = 1 << 16) -> bool:
+    """True when ``path`` (a regular file) holds only whitespace (at most ``most`` bytes read)."""
+    try:
+        if not path.is_file() or path.stat().st_size > most:
+            return False
+        return not path.read_bytes().strip()
+    except OSError:
+        return False
 
 
 def _head_lines(path: Path) -> tuple[list[tuple[int, str]], int | None]:
