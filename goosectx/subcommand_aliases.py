@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import re
 
+from goosectx.code_options import PYTHON_MODULE
+
 _GROUPS: dict[str, tuple[tuple[str, ...], ...]] = {
     "npm": (
         ("install", "i", "in", "ins", "inst", "insta", "instal", "isnt", "isnta", "isntal",
@@ -64,13 +66,17 @@ def _after_options(words: list[str], valued: frozenset[str]) -> int:
 
 
 def _python_module(words: list[str]) -> tuple[str, list[str]] | None:
-    """``python -I -m pip install x`` / ``python3 -mpip install x`` → ``("pip", [install, x])``."""
+    """``python -I -m pip install x`` / ``python3 -mpip install x`` → ``("pip", [install, x])``.
+
+    A cluster ending in ``m`` is read as :data:`goosectx.code_options.PYTHON_MODULE` reads it
+    for the runner checks (``-Im pip``).
+    """
     k = 1
     while k < len(words) and words[k].startswith("-") and words[k] != "-":
-        if words[k] == "-m" and k + 1 < len(words):
-            return words[k + 1], words[k + 2:]
-        if words[k].startswith("-m") and not words[k].startswith("--"):
-            return words[k][2:], words[k + 1:]
+        if found := PYTHON_MODULE.fullmatch(words[k]):  # -m pip, -mpip, -Im pip
+            if found[1]:
+                return found[1], words[k + 1:]
+            return (words[k + 1], words[k + 2:]) if k + 1 < len(words) else None
         if words[k] in {"-c", "--"} or words[k].startswith("-c"):
             return None  # -c CODE: no module runs
         k += 2 if words[k] in _PYTHON_VALUED else 1

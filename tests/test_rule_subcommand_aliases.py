@@ -48,6 +48,7 @@ CAUGHT = [
     ("shell(npm install*)", "npm it"), ("shell(npm install*)", "npm install-test"),
     ("shell(pip install*)", "python -I -m pip install x"),
     ("shell(pip install*)", "python3 -mpip install x"),
+    ("shell(pip install*)", "python -Im pip install x"),  # a cluster ending in m
     ("shell(pip install*)", "python3 -X utf8 -m pip install x"),
     ("shell(pip install*)", "python3 -m pip -q install x"),
     ("shell(docker rm*)", "docker container remove c"),
