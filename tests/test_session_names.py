@@ -37,6 +37,17 @@ def test_a_bad_new_name_is_one_line_with_the_fix_and_writes_nothing(
     assert not (settings.data_dir / "sessions.db").exists()
 
 
+@pytest.mark.parametrize(("name", "shown"), [("my\u00a0task", "'my<U+00A0>task'"),
+                                             ("x\u2800", "'x<U+2800>'"),
+                                             ("a\u3164b", "'a<U+3164>b'")])
+def test_a_blank_looking_character_is_shown_where_the_error_names_it(
+        name: str, shown: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(UsageError) as info:
+        open_session(load_settings(), name=name, resume=None, continue_=False)
+    assert f"the session name {shown} holds U+" in info.value.one_line()
+
+
 def test_import_refuses_a_bad_name_before_reading(capsys: pytest.CaptureFixture[str],
                                                   tmp_path: Path) -> None:
     source = tmp_path / "chat.json"

@@ -128,8 +128,12 @@ def quoted_name(name: str) -> str:
     """``name`` quoted for a one-line message, cut after 32 characters with ``…``.
 
     The rest of the line (the problem, the fix) stays on screen for a name too long to take.
+    Characters that draw as blank or nothing are shown as ``<U+00A0>`` (as in tool calls), so
+    the name the error is about is visible.
     """
-    return repr(name if len(name) <= 32 else name[:31] + "…")
+    from goosectx.cli.sanitize import code_safe
+
+    return repr(code_safe(name if len(name) <= 32 else name[:31] + "…"))
 
 
 def open_store(settings: Settings, *, read_only: bool = False) -> SessionStore:
