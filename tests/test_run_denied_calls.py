@@ -160,3 +160,17 @@ def test_an_ask_rule_notice_says_which_rule_and_quotes_a_part_only_terminal_safe
             ) in " ".join(err.split())  # appb29: the question names the rule and the command
     assert "its program is named at run time or by a glob or brace expansion, in `$X '" in err
     assert "\x1b" not in err and "\x07" not in err  # the model's text, made terminal-safe
+
+
+def test_a_reply_of_many_refused_calls_draws_five_and_a_count_not_two_lines_each(
+        fake_model: FakeServer, workdir: Path) -> None:
+    calls = [{"name": "shell", "arguments": {"command": f"make step{n}"}} for n in range(12)]
+    fake_model.add({"tool_calls": calls}, {"text": "Nothing ran."})
+    code, out, err = run("text")
+    lines = err.splitlines()
+    drawn = [line for line in lines if line.startswith("> shell")]
+    assert [d.split("step")[1][0] for d in drawn] == ["0", "1", "2", "3", "4"]
+    assert "  … and 7 more tool calls, each denied: no terminal to ask" in lines
+    assert len(lines) < 16 and code == 0 and out.strip() == "Nothing ran."
+    fake_model.add({"tool_calls": calls}, {"text": "Again."})
+    assert len(json.loads(run("json")[1])["denied_calls"]) == 12  # a script still sees each

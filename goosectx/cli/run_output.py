@@ -42,6 +42,8 @@ from goosectx.sensitive import hidden_target, read_paths
 from goosectx.tools.editdiff import links_note
 
 OUTPUT_MARKER_LINES = frozenset({"[stdout]", "[stderr]"})
+REFUSED_SHOWN = 5
+"""Calls refused alike in a row that ``run`` draws one by one; the rest are one count line."""
 """The shell tool's section headers: they say where a line came from, not what went wrong."""
 
 
@@ -209,9 +211,33 @@ class TextOutput:
         self.line_open = False
         self._answer = SafeStream()
         self._unstarted: dict[str, ToolRequest] = {}  # the reply's calls, by id, until started
+        self._refused_label: str | None = None  # of the refused calls in a row (_folded)
+        self._refused_in_row = 0
+
+    def _folded(self, label: str) -> bool:
+        """Whether a call refused with ``label`` (never started) is counted, not drawn.
+
+        A reply of hundreds of calls refused alike (no terminal to ask) draws the first
+        :data:`REFUSED_SHOWN` of them and then one count line, not two lines per call.
+        """
+        if label != self._refused_label:
+            self._say_folded()
+            self._refused_label, self._refused_in_row = label, 0
+        self._refused_in_row += 1
+        return self._refused_in_row > REFUSED_SHOWN
+
+    def _say_folded(self) -> None:
+        """The count line for the refused calls :meth:`_folded` kept back, if any."""
+        more, label = self._refused_in_row - REFUSED_SHOWN, self._refused_label
+        self._refused_label, self._refused_in_row = None, 0
+        if more > 0:
+            self._err(f"  … and {plural(more, 'more tool call')}, each {label}")
+            self._write_after_call()
 
     def _err(self, line: str) -> None:
         """One progress line on stderr; outside text in it is made terminal-safe."""
+        if self._refused_in_row > REFUSED_SHOWN:
+            self._say_folded()
         if self.line_open:
             self.stdout.write("\n")
             self.stdout.flush()
@@ -227,6 +253,8 @@ class TextOutput:
 
     def on_event(self, event: Event) -> None:
         """Show one event."""
+        if not isinstance(event, ToolCallFinished) and self._refused_in_row:
+            self._say_folded()  # the refused calls in a row ended
         if isinstance(event, MessageDelta):
             text = self._answer.feed(event.text)
             if not text:
@@ -245,6 +273,8 @@ class TextOutput:
         elif isinstance(event, ToolCallFinished) and event.response.is_error:
             label, ran = tool_result_label(event.response)
             request = self._unstarted.pop(event.response.id, None)
+            if request is not None and self._folded(label):
+                return
             if request is not None:  # never started (denied, refused, not run): name it too
                 self._call_line(request)
             first = error_line(event.response.output)
@@ -272,6 +302,7 @@ class TextOutput:
 
     def finish(self, summary: dict[str, Any]) -> None:
         """The run ended (``summary``: status, usage, messages...)."""
+        self._say_folded()
         if self.line_open:
             self.stdout.write("\n")
             self.stdout.flush()
