@@ -14,7 +14,7 @@ model never sees it. See docs/architecture.md §2.
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING
 
 from goosectx.conversation import Message, MessageMetadata, TextContent
@@ -28,6 +28,10 @@ SHELL_ESCAPE_KEY = "shell_escape"
 
 INTRO = "[I ran a shell command myself, in the working directory]"
 """The first line the model reads before the command and its output."""
+
+NOT_KEPT = ("(shown to the user once and not kept: the command names a sensitive file, whose "
+            "secrets goosectx cannot know to redact)")
+"""The output part of a ``!command`` whose output was shown but not kept in the session."""
 
 
 def shell_escape_key(message_id: str) -> str:
@@ -84,11 +88,16 @@ def last_command(messages: Iterator[Message] | list[Message]) -> str | None:
 
 
 def run_shell_escape(agent: Agent, command: str, *, to_model: bool,
-                     cancel: threading.Event) -> Iterator[Event]:
+                     cancel: threading.Event,
+                     unkept: Callable[[str, str], None] | None = None) -> Iterator[Event]:
     """Run ``command`` for the user and yield its record (one ``MessageCompleted``).
 
     The message is appended to the session's conversation before it is yielded (the recorder
     stores it; the context figure counts it when it is agent-visible).
+
+    ``unkept``: the output is not kept — the record holds :data:`NOT_KEPT` in its place (a
+    command naming a sensitive file: ``!cat .env``), and ``unkept(message_id, output)`` gets
+    the output, before the record is yielded, to show it to the user once.
     """
     from goosectx.events import MessageCompleted  # here: the transcript readers need no events
     from goosectx.tools.shell import ShellTool
@@ -104,7 +113,10 @@ def run_shell_escape(agent: Agent, command: str, *, to_model: bool,
         if own:
             tool.close()
     # the command is recorded (and sent to the model) redacted, as its output is
-    message = escape_message(ctx.redact(command), result.output, is_error=result.is_error,
+    output = result.output if unkept is None else NOT_KEPT
+    message = escape_message(ctx.redact(command), output, is_error=result.is_error,
                              to_model=to_model)
+    if unkept is not None:
+        unkept(message.id, result.output)
     agent.session.conversation.append(message)
     yield MessageCompleted(message)

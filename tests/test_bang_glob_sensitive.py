@@ -2,7 +2,8 @@
 
 ``!cat .env`` was kept to the user with a notice, but ``!cat .en?`` and
 ``!cat ~/.aw[s]/credentials`` sent ``.env`` and the AWS credentials to the provider with the
-next message (fresh20b #17). Driven over the REPL's pipe input with the scripted model; what
+next message (fresh20b #17). Nor does the session keep it: the store, its search and exports
+held ``.env``'s secret in plain text (test30a). Driven over the REPL's pipe input with the scripted model; what
 a user notices: the notice, and what the provider received.
 """
 
@@ -45,9 +46,15 @@ def test_a_glob_or_brace_that_expands_to_a_sensitive_file_keeps_the_output_to_th
     out = world.run(f"!{command}" + ENTER + "hello" + ENTER + CTRL_D)
     assert secret in out  # the user sees what they ran
     flat = " ".join(out.split())
-    assert f"shown to you only: {matched}" in flat
+    assert f"shown to you only, once: {matched}" in flat
     assert "is a sensitive file (keys, credentials), so the model does not see" in flat
+    assert "the session does not keep it" in flat
     assert secret not in _sent(world)
+    stored = world.stored().conversation.messages  # nor the store, its search, its exports
+    assert secret not in "\n".join(part.text for m in stored for part in m.content
+                                   if hasattr(part, "text"))
+    assert any("shown to the user once and not kept" in m.text for m in stored)
+    assert not world.store.search(secret)
 
 
 def test_a_glob_matching_only_ordinary_files_still_reaches_the_model(world: World) -> None:

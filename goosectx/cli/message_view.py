@@ -66,6 +66,7 @@ class MessageView(Surface):
         self.view_numbers: dict[str, int] = {}  # /history agent: the view's keys' numbers
         self._unkeyed = 0  # results numbered live before their message (and key) arrived
         self._previewed: dict[str, str] = {}  # edit diffs drawn before their approval question
+        self._unkept: dict[str, str] = {}  # !command outputs shown once, not stored (by id)
 
     # -- numbered outputs (/show N) --------------------------------------------------------
     def seed_numbers(self, messages: Iterable[Message], *, fresh: bool = False) -> None:
@@ -186,10 +187,18 @@ class MessageView(Surface):
             elif isinstance(p, Attachment):
                 self._attachment(p, attachment_key(message.id, i))
 
+    def show_unkept(self, message_id: str, output: str) -> None:
+        """Draw ``output`` for the ``!command`` record ``message_id``, which does not keep it.
+
+        (Called before the record's event is handled, from the thread the command ran on.)
+        """
+        self._unkept[message_id] = output
+
     def _shell_escape(self, message: Message) -> None:
         """A ``!command``: its output folded like a tool result (``✓ ! ls · 3 lines``)."""
-        response = ToolResponse(message.id, escapes.escape_output(message),
-                                is_error=escapes.escape_failed(message))
+        output = self._unkept.pop(message.id, None)
+        response = ToolResponse(message.id, escapes.escape_output(message) if output is None
+                                else output, is_error=escapes.escape_failed(message))
         draw_folded_result(self, response, "! " + code_safe(escapes.escape_command(message)),
                            self._number(escapes.shell_escape_key(message.id)))
 

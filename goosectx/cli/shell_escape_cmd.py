@@ -82,17 +82,19 @@ def run_escape(repl: Repl, line: str) -> None:
     # the agent's shell tool and tool context, built first; on the worker thread, so Ctrl-C
     # works as for any command.
     count = len(messages)
+    unkept = None if secret is None else repl.renderer.show_unkept  # never stored: see below
     repl._drive(lambda cancel: run_shell_escape(repl.agent, command, to_model=to_model,
-                                                cancel=cancel), waiting="running…")
+                                                cancel=cancel, unkept=unkept),
+                waiting="running…")
     messages = repl.session.conversation.messages
     if len(messages) > count and (ran := last_command(messages[count:])) is not None:
         repl.typed_escape = (repl.session.id, ran, command)  # memory only: never stored
     if secret is not None:  # worded as the approval question words it (approval.py)
         verb = "may name" if secret.endswith(ANY_MAY_BE) else "is"
         repl.renderer.notice(terminal_safe(
-            f"shown to you only: {secret} {verb} a sensitive file (keys, credentials), so the "
-            "model does not see this output; paste what the model needs instead"),
-            style="yellow")
+            f"shown to you only, once: {secret} {verb} a sensitive file (keys, credentials), "
+            "so the model does not see this output and the session does not keep it; paste "
+            "what the model needs instead"), style="yellow")
     elif not to_model:
         repl.renderer.notice("shown to you only (shell_escape_to_model = false): the model "
                              "does not see it")
