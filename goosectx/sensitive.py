@@ -31,21 +31,26 @@ SENSITIVE_NAMES: tuple[str, ...] = (
     ".netrc", ".git-credentials", ".pgpass", ".npmrc", ".pypirc", ".vault-token", ".s3cfg",
     ".boto", ".bash_history", ".zsh_history", ".histfile", ".sh_history", "fish_history",
     ".psql_history", ".mysql_history", ".python_history", ".node_repl_history",
-    ".terraformrc", "credentials.tfrc.json",
+    ".terraformrc", "credentials.tfrc.json", "terraform.tfstate", "terraform.tfstate.backup",
+    ".my.cnf", ".mylogin.cnf", ".htpasswd", ".dockercfg",
 )
 """File or directory names that are sensitive wherever they appear in a path (shell and REPL
 histories among them: secrets get typed there)."""
 
-SENSITIVE_GLOBS: tuple[str, ...] = (".env*", "*.pem", "*.key", "*.p12", "*.pfx", "id_*")
+SENSITIVE_GLOBS: tuple[str, ...] = (".env*", "*.pem", "*.key", "*.p12", "*.pfx", "id_*",
+                                    "*.tfvars", "*.tfvars.json")
 """Shell patterns matched against each component of a path."""
 
 SENSITIVE_PAIRS: tuple[tuple[str, str], ...] = (
     (".git", "config"), (".config", "gh"), (".config", "gcloud"),
     (".cargo", "credentials"), (".cargo", "credentials.toml"), (".config", "hub"),
+    (".gem", "credentials"), (".composer", "auth.json"), ("composer", "auth.json"),
+    ("rclone", "rclone.conf"),
 )
 """A directory and a name in it that are sensitive together, wherever they appear in a path:
 a repository's ``.git/config`` (remote URLs with tokens), the GitHub CLI's and gcloud's
-credential directories, cargo's registry token. ``.git`` or ``.config`` alone is not."""
+credential directories, cargo's and RubyGems' registry tokens, Composer's and rclone's
+credentials. ``.git`` or ``.config`` alone is not."""
 
 GIT_CONFIG_NAMES: tuple[str, ...] = ("config", "config.worktree")
 """Git config files: sensitive as the last name of a path anywhere below a ``.git``

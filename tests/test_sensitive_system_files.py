@@ -18,7 +18,10 @@ from goosectx.sensitive import is_sensitive, sensitive_in_command
 SYSTEM = ["/etc/shadow", "/etc/shadow-", "/etc/gshadow", "/etc/sudoers",
           "/etc/sudoers.d/90-cloud-init-users", "/etc/security/opasswd", "/etc/master.passwd"]
 HOME = [".aws/credentials", ".netrc", ".git-credentials", ".pgpass", ".kube/config",
-        ".docker/config.json"]
+        ".docker/config.json", ".my.cnf", ".mylogin.cnf", ".dockercfg", ".gem/credentials",
+        ".composer/auth.json", ".config/composer/auth.json", ".config/rclone/rclone.conf"]
+PROJECT = ["terraform.tfstate", "infra/terraform.tfstate.backup", "prod.tfvars",
+           "env/secrets.auto.tfvars.json", "public/.htpasswd"]
 
 
 @pytest.mark.parametrize("path", SYSTEM)
@@ -33,8 +36,18 @@ def test_home_credential_files_are_sensitive(name: str) -> None:
     assert is_sensitive(Path("/home/someone") / name)
 
 
+@pytest.mark.parametrize("name", PROJECT)
+def test_credential_files_a_project_holds_are_sensitive_and_kept_from_the_model(
+        name: str) -> None:  # Terraform's state and variables hold the secrets it manages
+    assert is_sensitive(Path("/work/proj") / name)
+    assert sensitive_in_command(f"cat {name}", Path("/work/proj")) == name
+
+
 @pytest.mark.parametrize("path", ["/etc/passwd", "/etc/hosts", "/etc/sudo.conf",
-                                  "/work/proj/shadow", "/work/proj/etc/sudoers"])
+                                  "/work/proj/shadow", "/work/proj/etc/sudoers",
+                                  "/work/proj/main.tf", "/work/proj/variables.tf",
+                                  "/work/proj/composer.json", "/work/proj/auth.json",
+                                  "/work/proj/my.cnf.example"])
 def test_lookalikes_are_not(path: str) -> None:
     assert not is_sensitive(Path(path))
 
