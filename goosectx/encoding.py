@@ -44,7 +44,9 @@ def ensure_offline_tiktoken() -> None:
     if "TIKTOKEN_CACHE_DIR" not in os.environ:
         bundled = _bundled_tiktoken_dir()
         if bundled is not None:
-            os.environ["TIKTOKEN_CACHE_DIR"] = str(bundled)
+            from goosectx.own_env import set_own
+
+            set_own("TIKTOKEN_CACHE_DIR", str(bundled))
 
 
 class _CharEstimate:

@@ -52,11 +52,14 @@ MAX_TOOL_ARGUMENT_CHARS = 4 * 1024 * 1024
 @cache
 def load_litellm() -> Any:
     """Import litellm with its offline, quiet, flat-cost settings (once)."""
-    os.environ["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"
-    os.environ["LITELLM_MODE"] = "PRODUCTION"
+    from goosectx.own_env import set_own  # (kept out of the commands goosectx runs)
+
+    set_own("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    set_own("LITELLM_MODE", "PRODUCTION")
     # litellm's own stream handler prints records below WARNING to stdout; with --debug they
     # would land in `run --output-format json` output. They still reach the debug log file.
-    os.environ.setdefault("LITELLM_LOG", "ERROR")
+    if "LITELLM_LOG" not in os.environ:
+        set_own("LITELLM_LOG", "ERROR")
     ensure_offline_tiktoken()
     import litellm
 

@@ -67,7 +67,9 @@ def tool_env(settings: Settings, environ: Mapping[str, str] | None = None) -> di
     (:data:`goosectx.secret_names.SECRET_VALUE`), every configured model's
     ``api_key_env``, and every variable an extension is given (:func:`extension_env_names`:
     ``env_keys = ["ACME_SERVICE"]`` hands a server a credential whose name need not look
-    secret) — unless the name is listed in ``settings.allow_secret_env``.
+    secret) — unless the name is listed in ``settings.allow_secret_env``. The variables
+    goosectx set for litellm and tiktoken have the user's values back
+    (:mod:`goosectx.own_env`).
 
     Args:
         settings: Supplies ``allow_secret_env``, the per-model ``api_key_env`` names and the
@@ -78,9 +80,10 @@ def tool_env(settings: Settings, environ: Mapping[str, str] | None = None) -> di
         A new dict; ``environ`` is not modified.
     """
     from goosectx.env_secrets import configured_key_vars
+    from goosectx.own_env import as_the_user_had
     from goosectx.secret_names import is_secret
 
-    env = os.environ if environ is None else environ
+    env = as_the_user_had(os.environ if environ is None else environ)
     allowed = set(settings.allow_secret_env)
     key_vars = configured_key_vars(settings) | extension_env_names(settings)
     return {
