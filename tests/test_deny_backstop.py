@@ -95,6 +95,14 @@ SETTINGS = {
         "cargo may run CARGO_TARGET_X86_64_UNKNOWN_LINUX_GNU_RUNNER's value",
     "GOFLAGS=-toolexec=rm go build": "go may run GOFLAGS's value",
     "GOFLAGS=-exec=rm go test": "go may run GOFLAGS's value",
+    # round 30: a variable set first and exported after, all exported, or handed on by env
+    "CC=rm; export CC; make": "make may run CC's value",
+    "export CC; CC='rm -rf src'; make x": "make may run CC's value",
+    "CC=rm; declare -x CC; make": "make may run CC's value",
+    "set -a; CC=rm; make": "make may run CC's value",
+    "Y='x; rm f'; export Y; bash -c 'echo $Y'": "bash may run Y's value",
+    "env CC=rm make": "make may run CC's value",
+    "sudo CC='rm -rf src' make x": "make may run CC's value",
 }
 
 
@@ -110,6 +118,14 @@ def test_perl_debugger_code_from_perl5db_is_asked_about() -> None:
     assert action(DENY_RM, "PERL5DB='BEGIN{print 1}' perl -d x.pl") == "run"
 
 
+@pytest.mark.parametrize("command", ["LD_PRELOAD=./evil.so ls", "export LD_PRELOAD=./x.so; ls",
+                                     "env LD_AUDIT=./a.so git status",
+                                     "DYLD_INSERT_LIBRARIES=x.dylib make"])
+def test_a_preloaded_library_is_asked_about(command: str) -> None:
+    """Its code runs in the program, as ``openssl -engine x.so``'s does (round 30)."""
+    assert " and that library's code may run any command" in asked_why(command)
+
+
 EVERYDAY = [
     "brew install git", "yay -S git", "apt-get install -y git rm", "pyenv install 3.12",
     "gh pr create --title 'rm old code' --body 'git push later'",
@@ -123,6 +139,8 @@ EVERYDAY = [
     "foo http://example.com/rm", "docker run --rm img git status", "docker exec box git log",
     "kubectl exec pod -- git status", "gcc -o x x.c", "nvm use 18", "pandoc -o x.html x.md",
     "sd 'rm' 'del' notes.txt", "semgrep -e 'rm -rf $X' --lang bash",
+    "CC=gcc; export CC; make", "CC=rm; make", "set -a; X=1; make", "env CC=clang make",
+    "LD_LIBRARY_PATH=./build/lib ./app", "LD_PRELOAD= ls",
 ]
 
 
