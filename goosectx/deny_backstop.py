@@ -211,14 +211,22 @@ class _Shell:
         for word in args:
             key, equals, value = word.partition("=")
             if equals and ASSIGNMENT_WORD.match(word):
-                self.exported[key] = value
+                self.exported[key] = self.values[key] = value
             elif _NAME.fullmatch(word):  # CC=rm; export CC: the shell's value handed on
                 self.marked.add(word)
                 if word in self.values:
                     self.exported[word] = self.values[word]
 
 
+    def expand(self, word: str) -> str:
+        """``word`` with each ``$NAME`` / ``${NAME}`` the line set put in (``X=rm; … $X``)."""
+        if "$" not in word or not self.values:
+            return word
+        return _EXPANSION.sub(lambda m: self.values.get(m[1] or m[2], m[0]), word)
+
+
 _NAME = re.compile(r"[A-Za-z_]\w*")
+_EXPANSION = re.compile(r"\$(?:\{([A-Za-z_]\w*)\}|([A-Za-z_]\w*))")
 _HANDS_ON = frozenset({"env", "sudo", "doas", "run0"})
 
 
@@ -253,8 +261,10 @@ def backstop(subjects: list[CommandForms], named: dict[str, str]) -> str | None:
         shown = shorten(" ".join(subject.all[0].split()), 80, placeholder=" …") if (
             subject.all) else ""
         given: dict[str, str] = {}  # env CC=rm make, sudo LD_PRELOAD=x ls: for what follows
-        for k, (name, args, env, tried) in enumerate(subject.runs):
-            variables = {**exported, **given, **dict(e.partition("=")[::2] for e in env)}
+        for k, (name, written, env, tried) in enumerate(subject.runs):
+            args = tuple(map(shell.expand, written))  # X=rm; rustup run stable $X: rm
+            variables = {**exported, **given, **{key: shell.expand(value) for key, value in (
+                e.partition("=")[::2] for e in env)}}
             given |= _handed(name, args, subject.runs[k + 1][0] if k + 1 < len(
                 subject.runs) else "")
             why = perl_debugger(name, args, variables) or preloaded(name, variables)

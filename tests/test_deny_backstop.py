@@ -103,7 +103,21 @@ SETTINGS = {
     "Y='x; rm f'; export Y; bash -c 'echo $Y'": "bash may run Y's value",
     "env CC=rm make": "make may run CC's value",
     "sudo CC='rm -rf src' make x": "make may run CC's value",
+    "CC=rm; make x CC=$CC": "make may run the value of its setting CC",
+    "X=rm; CC=$X make x": "make may run CC's value",
 }
+
+
+@pytest.mark.parametrize(("command", "part", "what"), [
+    ("X=rm; rustup run stable $X -rf src", "rustup run stable $X -rf src", "what rustup run runs"),
+    ("X=rm; pm2 start ${X} -- -rf src", "pm2 start ${X} -- -rf src", "what pm2 start runs"),
+    ("X='rm -rf src'; foo --exec=\"$X\"", 'foo --exec="$X"', "foo"),
+])
+def test_a_variable_the_line_sets_is_read_by_its_value(command: str, part: str,
+                                                       what: str) -> None:
+    """Round 30: ``X=rm; rustup run stable $X -rf src`` ran under shell(rm *)."""
+    assert asked_why(command).startswith(f"`{part}` may run rm, which the rule shell(rm *) "
+                                         f"names; goosectx does not know {what}")
 
 
 @pytest.mark.parametrize("command", list(SETTINGS))
@@ -140,7 +154,8 @@ EVERYDAY = [
     "kubectl exec pod -- git status", "gcc -o x x.c", "nvm use 18", "pandoc -o x.html x.md",
     "sd 'rm' 'del' notes.txt", "semgrep -e 'rm -rf $X' --lang bash",
     "CC=gcc; export CC; make", "CC=rm; make", "set -a; X=1; make", "env CC=clang make",
-    "LD_LIBRARY_PATH=./build/lib ./app", "LD_PRELOAD= ls",
+    "LD_LIBRARY_PATH=./build/lib ./app", "LD_PRELOAD= ls", "X=rm; echo $X", "X=gcc; make CC=$X",
+    "X=rm; grep -rn $X src",
 ]
 
 
