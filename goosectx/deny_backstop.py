@@ -14,8 +14,10 @@ unknown program's arguments are not data; a modelled program's are judged by its
 
 A variable a program reads as a command (:func:`env_runs`) is read the same way, for every
 program: ``CC='rm -rf src' make x``, ``make x CC=rm``, ``export CC=rm; make x``,
-``MAKEFLAGS='CC=rm' make``, ``CARGO_TARGET_…_RUNNER=rm cargo run``, ``GOFLAGS=-toolexec=rm go
-build``; ``PERL5DB`` is perl code ``perl -d`` runs (:func:`perl_debugger`).
+``CC=rm; export CC; make``, ``set -a; CC=rm; make``, ``MAKEFLAGS='CC=rm' make``,
+``CARGO_TARGET_…_RUNNER=rm cargo run``, ``GOFLAGS=-toolexec=rm go
+build``; ``PERL5DB`` is perl code ``perl -d`` runs (:func:`perl_debugger`); ``LD_PRELOAD``
+loads a library whose code runs in any program (:func:`preloaded`).
 
 What the command text shows, not a sandbox. Core module: no printing.
 """
@@ -165,12 +167,76 @@ def perl_debugger(name: str, args: tuple[str, ...], variables: dict[str, str]) -
         "perl", code) else None
 
 
-def _exported(name: str, args: tuple[str, ...]) -> dict[str, str]:
-    """The variables ``export NAME=VALUE`` (``declare -x`` …) hands to later commands."""
-    if name != "export" and not (name in DECLARATIONS and any(
-            a.startswith("-") and "x" in a for a in args)):
+PRELOADS = ("LD_PRELOAD", "LD_AUDIT", "DYLD_INSERT_LIBRARIES")
+"""Variables naming libraries the dynamic linker loads into every program started: their
+code runs as the program's (as ``openssl -engine x.so`` and ``ssh-keygen -D x.so`` do)."""
+
+
+def preloaded(name: str, variables: dict[str, str]) -> str | None:
+    """Why ``name`` started with ``LD_PRELOAD=x.so`` (:data:`PRELOADS`) may run anything."""
+    found = next((v for v in PRELOADS if variables.get(v)), None)
+    return None if found is None else (
+        f"{found} loads {variables[found]} into {name}, and that library's code may run any "
+        "command")
+
+
+class _Shell:
+    """The variables the line has set so far, and which of them later commands are handed."""
+
+    def __init__(self) -> None:
+        self.values: dict[str, str] = {}  # CC=rm: the shell's own, not handed on yet
+        self.marked: set[str] = set()  # export CC (before or after CC=rm)
+        self.exported: dict[str, str] = {}
+        self.all_exported = False  # set -a: every later assignment is handed on
+
+    def assign(self, text: str) -> None:
+        """A bare assignment's part (``CC=rm``, ``A=1 B='x y'``), as written."""
+        for part in lex(text):
+            for word in part.words:
+                if ASSIGNMENT_WORD.match(word.value):
+                    key, _, value = word.value.partition("=")
+                    key = key.rstrip("+")  # A+=x: what it appends is read as its value
+                    self.values[key] = value
+                    if self.all_exported or key in self.marked:
+                        self.exported[key] = value
+
+    def ran(self, name: str, args: tuple[str, ...]) -> None:
+        """``export NAME[=VALUE]`` (``declare -x`` …), ``set -a`` / ``set -o allexport``."""
+        if name == "set":
+            self.all_exported = self.all_exported or any(
+                a[:1] == "-" and "a" in a[1:] for a in args) or "allexport" in args
+        if name != "export" and not (name in DECLARATIONS and any(
+                a.startswith("-") and "x" in a for a in args)):
+            return
+        for word in args:
+            key, equals, value = word.partition("=")
+            if equals and ASSIGNMENT_WORD.match(word):
+                self.exported[key] = self.values[key] = value
+            elif _NAME.fullmatch(word):  # CC=rm; export CC: the shell's value handed on
+                self.marked.add(word)
+                if word in self.values:
+                    self.exported[word] = self.values[word]
+
+
+    def expand(self, word: str) -> str:
+        """``word`` with each ``$NAME`` / ``${NAME}`` the line set put in (``X=rm; … $X``)."""
+        if "$" not in word or not self.values:
+            return word
+        return _EXPANSION.sub(lambda m: self.values.get(m[1] or m[2], m[0]), word)
+
+
+_NAME = re.compile(r"[A-Za-z_]\w*")
+_EXPANSION = re.compile(r"\$(?:\{([A-Za-z_]\w*)\}|([A-Za-z_]\w*))")
+_HANDS_ON = frozenset({"env", "sudo", "doas", "run0"})
+
+
+def _handed(name: str, args: tuple[str, ...], program: str) -> dict[str, str]:
+    """The ``NAME=VALUE`` words ``env``/``sudo`` hand the program they start (``program``)."""
+    if name not in _HANDS_ON:
         return {}
-    return {k: v for a in args if ASSIGNMENT_WORD.match(a) for k, _, v in [a.partition("=")]}
+    end = next((i for i, a in enumerate(args) if a.rsplit("/", 1)[-1] == program and program),
+               len(args))
+    return dict(a.partition("=")[::2] for a in args[:end] if ASSIGNMENT_WORD.match(a))
 
 
 def backstop(subjects: list[CommandForms], named: dict[str, str]) -> str | None:
@@ -180,7 +246,8 @@ def backstop(subjects: list[CommandForms], named: dict[str, str]) -> str | None:
     (``rm`` → ``shell(rm *)``; ``""`` for ``shell(*)``). See the module docstring.
     """
     programs = set(named)
-    exported: dict[str, str] = {}
+    shell = _Shell()
+    exported = shell.exported
     read: dict[str, str | None] = {}  # each value read once: export A='x y' …; true; true …
 
     def names(word: str) -> str | None:
@@ -189,11 +256,18 @@ def backstop(subjects: list[CommandForms], named: dict[str, str]) -> str | None:
         return read[word]
 
     for subject in subjects:
+        if not subject.runs and subject.all:  # CC=rm; export CC; make
+            shell.assign(subject.all[0])
         shown = shorten(" ".join(subject.all[0].split()), 80, placeholder=" …") if (
             subject.all) else ""
-        for name, args, env, tried in subject.runs:
-            variables = {**exported, **{k: v for k, _, v in (e.partition("=") for e in env)}}
-            why = perl_debugger(name, args, variables)
+        given: dict[str, str] = {}  # env CC=rm make, sudo LD_PRELOAD=x ls: for what follows
+        for k, (name, written, env, tried) in enumerate(subject.runs):
+            args = tuple(map(shell.expand, written))  # X=rm; rustup run stable $X: rm
+            variables = {**exported, **given, **{key: shell.expand(value) for key, value in (
+                e.partition("=")[::2] for e in env)}}
+            given |= _handed(name, args, subject.runs[k + 1][0] if k + 1 < len(
+                subject.runs) else "")
+            why = perl_debugger(name, args, variables) or preloaded(name, variables)
             if why is not None:
                 return f"{why}, in `{shown}`"
             if (hit := env_runs(variables, names)) is not None:
@@ -212,7 +286,7 @@ def backstop(subjects: list[CommandForms], named: dict[str, str]) -> str | None:
                 return (f"`{shown}` may run {found}, which {_rule(named, found)} names; "
                         f"goosectx does not know {what}")
         for name, args, _env, _tried in subject.runs:
-            exported |= _exported(name, args)
+            shell.ran(name, args)
     return None
 
 

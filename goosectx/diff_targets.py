@@ -18,22 +18,19 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from functools import lru_cache
 from pathlib import Path
 
-from goosectx.option_table import PATCH_VALUED
+from goosectx.diff_appliers import Applied, applied, appliers
 from goosectx.protected_paths import Where, protected_write
 from goosectx.sensitive import expand_user
 from goosectx.shell_dirs import Unknown
-from goosectx.shell_git import git_subcommand
 from goosectx.shell_lexer import lex, unexpanded
-from goosectx.shell_options import long_option, short_value, value_at
 from goosectx.shell_words import Part, Word
+from goosectx.tree_writers import unpacked_name, writes_unnamed
 from goosectx.written_names import SENSITIVE, sensitive_or_outside
 
-PATCHERS = frozenset({"patch", "gpatch"})
 MAX_DIFF_BYTES = 1_000_000
 """The largest diff file read; a bigger one is a diff that cannot be read here."""
 _HEADER = re.compile(r"^(?:\+\+\+|---|\*\*\*|Index:) (.+)$|^diff --git (\S+) (\S+)\s*$|"
@@ -42,120 +39,6 @@ _HEADER = re.compile(r"^(?:\+\+\+|---|\*\*\*|Index:) (.+)$|^diff --git (\S+) (\S
 diff's old name, which GNU patch takes when that file exists; ``Index: NAME`` too)."""
 _C_ESCAPE = re.compile(r"\\([0-7]{1,3}|.)", re.DOTALL)
 _C_CHARS = {"a": "\a", "b": "\b", "t": "\t", "n": "\n", "v": "\v", "f": "\f", "r": "\r"}
-_GIT_VALUED = ("--directory", "--include", "--exclude", "--whitespace", "--build-fake-ancestor",
-               "--patch-format", "--resolvemsg", "--quoted-cr", "--empty")  # the last 4: git am's
-_AM_GOING_ON = ("--continue", "-r", "--resolved", "--skip", "--abort", "--quit", "--retry",
-                "--show-current-patch", "--allow-empty")
-_GIT_READ_ONLY = ("--check", "--stat", "--numstat", "--summary")
-_PATCH_LONG = (("--strip", "strip"), ("--input", "input"), ("--directory", "directory"),
-               ("--output", "output"), ("--prefix", "prefix"), ("--basename-prefix", "basename"),
-               ("--suffix", "suffix"))
-_PATCH_VALUED_LONG = ("--reject-file", "--version-control", "--fuzz", "--ifdef", "--get",
-                      "--quoting-style", "--read-only", "--reject-format")
-
-
-@dataclass
-class Applied:
-    """How one ``patch``/``git apply`` call reads its diff."""
-
-    files: list[str] = field(default_factory=list)
-    """The diff files it names (``-i F``, ``git apply F…``); none: it reads its input."""
-    strip: int | None = None
-    """``-pN``; ``None``: every strip is taken (``patch`` without ``-p``)."""
-    directory: str = ""
-    """``-d DIR`` / ``--directory=DIR``: where the names are taken."""
-    written: list[str] = field(default_factory=list)
-    """Files the command line names that it writes (``patch ORIGINAL DIFF``: ORIGINAL)."""
-    output: bool = False
-    """``patch -o F``: it writes F (judged as the option's), none of the diff's names."""
-    backup: dict[str, str] = field(default_factory=dict)
-    """``patch``'s backup names: ``prefix`` (``-B``), ``basename`` (``-Y``), ``suffix`` (``-z``)."""
-
-
-def applied(name: str, args: list[str]) -> Applied | None:
-    """How ``name ARGS`` applies a diff, or ``None``.
-
-    ``None``: not ``patch``, ``git apply`` or ``git am`` (its mailboxes: their diffs, judged as
-    ``git apply``'s), or ``git apply --check``/``--stat`` (no write), ``git am --continue``.
-    """
-    if name in PATCHERS:
-        return _patch(args)
-    if name != "git":
-        return None
-    at = git_subcommand(args)
-    if args[at:at + 1] not in (["apply"], ["am"]):
-        return None
-    rest, found = args[at + 1:], Applied(strip=1)
-    if any(w in _GIT_READ_ONLY for w in rest) and "--apply" not in rest or args[at] == "am" and (
-            any(w in _AM_GOING_ON for w in rest)):
-        return None  # git am --continue: the mailbox read when it started (judged then)
-    i = 0
-    while i < len(rest):
-        word = rest[i]
-        if word == "--":
-            found.files += rest[i + 1:]
-            break
-        option = next((o for o in _GIT_VALUED if long_option(word, o)), None)
-        if option is not None:
-            value = word.partition("=")[2] if "=" in word else value_at(rest, i + 1) or ""
-            found.directory = value if option == "--directory" else found.directory
-            i += 1 if "=" in word else 2
-            continue
-        if word.startswith("-p") and word[2:].isdigit():
-            found.strip = int(word[2:])
-        elif word == "-p" and (value_at(rest, i + 1) or "").isdigit():
-            found.strip, i = int(rest[i + 1]), i + 1
-        elif word[:1] != "-" or word == "-":
-            found.files.append(word)
-        i += 1
-    found.files = [f for f in found.files if f != "-"]
-    return found
-
-
-def _patch(args: list[str]) -> Applied:
-    found, operands, i = Applied(), [], 0
-    while i < len(args):
-        word = args[i]
-        if word == "--":
-            operands += args[i + 1:]
-            break
-        if word[:2] == "--":
-            value = word.partition("=")[2] if "=" in word else value_at(args, i + 1) or ""
-            for option, slot in _PATCH_LONG:
-                if long_option(word, option):
-                    _set(found, slot, value)
-                    i += 0 if "=" in word else 1
-                    break
-            else:  # --reject-file R ORIGINAL DIFF: R is no operand
-                i += "=" not in word and any(long_option(word, o) for o in _PATCH_VALUED_LONG)
-            i += 1
-            continue
-        if word[:1] == "-" and len(word) > 1:
-            short = short_value(args, i, PATCH_VALUED)
-            slot = {"p": "strip", "i": "input", "d": "directory", "o": "output",
-                    "B": "prefix", "Y": "basename", "z": "suffix"}.get(short.letter, "")
-            if slot and short.value is not None:
-                _set(found, slot, short.value)
-            i = short.next
-            continue
-        operands.append(word)
-        i += 1
-    found.written += operands[:1]
-    found.files += operands[1:2]
-    return found
-
-
-def _set(found: Applied, slot: str, value: str) -> None:
-    if slot == "strip" and value.isdigit():
-        found.strip = int(value)
-    elif slot == "input":
-        found.files.append(value)
-    elif slot == "directory":
-        found.directory = value
-    elif slot == "output":
-        found.output = value not in ("", "-")  # -o -: the patched text to standard output
-    else:  # -B .git/hooks/: each file's backup is written there (before the file itself)
-        found.backup[slot] = value
 
 
 def diff_names(text: str) -> list[str]:
@@ -193,7 +76,8 @@ def _c_unquoted(quoted: str) -> str:
 def _stripped(name: str, strip: int | None) -> list[str]:
     parts = [p for p in name.split("/") if p]
     levels = range(len(parts)) if strip is None else [strip]
-    return [os.path.join(*parts[k:]) for k in levels if k < len(parts)]
+    root = "/" if name.startswith("/") else ""  # -p0 keeps /etc/x (git --unsafe-paths writes it)
+    return [os.path.join(root if k == 0 else "", *parts[k:]) for k in levels if k < len(parts)]
 
 
 def judge_names(name: str, names: list[str], how: Applied, where: Where | None,
@@ -207,8 +91,9 @@ def judge_names(name: str, names: list[str], how: Applied, where: Where | None,
             path = os.path.join(how.directory, path) if how.directory else path
             if why := protected_write(name, path, where):
                 return f"{why} (the diff {source} names it)"
-            if sensitive_or_outside(path, where) == SENSITIVE:
-                return f"{name} writes {path}, which {SENSITIVE} (the diff {source} names it)"
+            said = sensitive_or_outside(path, where)
+            if said == SENSITIVE or said and how.unsafe_paths:  # git apply --unsafe-paths
+                return f"{name} writes {path}, which {said} (the diff {source} names it)"
             if why := _backup_writes(name, path, how, where):
                 return f"{why} (a backup of {path}, which the diff {source} names)"
     return None
@@ -272,7 +157,7 @@ def diff_file_writes(name: str, how: Applied, file: str, where: Where | None,
     if re.search(r"[$`*?\[]", file) or file.startswith(("/dev/", "/proc/")):
         return f"{unread} (its name is made at run time or is a stream): the files it writes " \
                "are not known"
-    writer, from_line = written_first(line, file)
+    writer, from_line = written_first(line, file, where)
     if writer:
         return (f"{unread} as it will be: `{writer}` before it in the line may write it, so "
                 "the files it writes are not known")
@@ -305,8 +190,8 @@ def redirected_diff(program: list[str], file: str, where: Where | None,
     fewer).
     """
     group = not program or program[-1] in _CLOSERS
-    readers = [how for part in _parts(line) for how in _appliers([w.value for w in part.words])
-               ] if group else _appliers(program)  # do patch -p1 < x, sudo patch -p1 < x
+    readers = [how for part in _parts(line) for how in appliers([w.value for w in part.words])
+               ] if group else appliers(program)  # do patch -p1 < x, sudo patch -p1 < x
     for name, how in readers:
         if not (how.files or how.output) and (
                 why := diff_file_writes(name, how, file, where, line)):
@@ -329,18 +214,6 @@ def _parts(line: str) -> tuple[Part, ...]:
     return tuple(lex(line)) if line else ()
 
 
-def _appliers(words: list[str]) -> list[tuple[str, Applied]]:
-    """The diff appliers ``words`` start, at any word (``sudo patch -i F``, ``{ git am``)."""
-    found = []
-    for k, word in enumerate(words):
-        name = word.rsplit("/", 1)[-1]
-        if name in PATCHERS or name == "git":
-            how = applied(name, words[k + 1:])
-            found += [(name, how or Applied())] if how or name == "git" and any(
-                w in ("apply", "am") for w in words[k + 1:]) else []
-    return found
-
-
 def _names(word: Word, file: str) -> bool:
     """True when ``word`` may name the file ``file`` (its name, a dir of it, a glob, a $X)."""
     base, value = os.path.basename(file), word.value
@@ -352,7 +225,7 @@ def _names(word: Word, file: str) -> bool:
         rf"(?<![\w.-]){re.escape(base)}(?![\w.-])", value)) or os.path.normpath(value) in dirs
 
 
-def written_first(line: str, file: str) -> tuple[str | None, bool]:
+def written_first(line: str, file: str, where: Where | None = None) -> tuple[str | None, bool]:
     """The command of ``line`` that may write ``file`` before a diff applier reads it, or None.
 
     And whether ``file`` is written from a here-document of the line (``cat > F <<'EOF'``,
@@ -361,28 +234,73 @@ def written_first(line: str, file: str) -> tuple[str | None, bool]:
     A part before the applier's last reading of ``file`` (every part in a loop, or when the
     applier is inside a command string) naming it, a dir of it, or a glob or ``$X`` that may
     name it: ``cp x.diff fix.diff && patch < fix.diff``, ``curl -so fix.diff URL && git apply
-    fix.diff``, ``cat > fix.diff``. Not the diff appliers, ``< F`` and the programs that only
-    read (:data:`_READERS`): ``git apply --check F && git apply F`` runs.
+    fix.diff``, ``cat > fix.diff``, ``gunzip fix.diff.gz``; one that writes files it does not
+    name (:func:`goosectx.tree_writers.writes_unnamed`: ``tar xf x.tar``, ``git stash pop``);
+    another applier whose diff (read in ``where``) names a file of that name, or which writes
+    it (``patch -o fix.diff …``). Not ``< F`` and the programs that only read
+    (:data:`_READERS`): ``git apply --check F && git apply F`` runs.
     """
     parts = _parts(line)
     reads = [k for k, part in enumerate(parts) if any(_names(w, file) for w in part.words) and (
-        part.words[0].value == "<" or _appliers([w.value for w in part.words]))]
+        part.words[0].value == "<" or appliers([w.value for w in part.words]))]
     looped = any(w.value in _LOOPS for part in parts for w in part.words[:1])
     end = len(parts) if looped or not reads else reads[-1]
     from_line = False
     for k, part in enumerate(parts[:end]):
         words = [w for w in part.words if w.value not in _LEADING]
         values = [w.value for w in words]
-        if not values or values[0] in ("<", "for", "select", "case", *_READERS) or _appliers(
-                values) or not any(_names(w, file) for w in words[1:]):  # > F: [">", F]
+        if not values or values[0] in ("<", "for", "select", "case", *_READERS):
             continue
-        writer = next((p for p in parts[k:] if p.words[:1] and p.words[0].value not in (
-            "<", ">", ">>")), part) if values[0] == ">" else part
-        if writer.here and writer.words[0].value in ("cat", "tee") and _literal(writer, line):
-            from_line = True  # cat > F <<'EOF': the diff is the body, read from the line
+        if found := appliers(values):
+            if _applier_writes(found, parts, part, file, where):
+                return part.text, False
             continue
-        return part.text, False
+        if writes_unnamed(values) or any(_names(w, file) or _unpacks(values, w, file)
+                                         for w in words[1:]):  # > F: [">", F]
+            writer = next((p for p in parts[k:] if p.words[:1] and p.words[0].value not in (
+                "<", ">", ">>")), part) if values[0] == ">" else part
+            if writer.here and writer.words[0].value in ("cat", "tee") and _literal(
+                    writer, line):
+                from_line = True  # cat > F <<'EOF': the diff is the body, read from the line
+                continue
+            return part.text, False
     return None, from_line
+
+
+def _unpacks(values: list[str], word: Word, file: str) -> bool:
+    """True when ``word`` is a file a decompressor of ``values`` unpacks to ``file``."""
+    unpacked = unpacked_name(values, word.value)
+    return unpacked is not None and _names(Word(unpacked, unpacked), file)
+
+
+def _applier_writes(found: list[tuple[str, Applied]], parts: tuple[Part, ...], part: Part,
+                    file: str, where: Where | None) -> bool:
+    """True when an applier before the one reading ``file`` may write it.
+
+    It writes ``file`` (``patch -o fix.diff …``, ``patch fix.diff a.diff``), or its own diff
+    (read in ``where``; one not read asks on its own) names a file whose name is ``file``'s
+    (``git apply a.diff && git apply fix.diff``, a.diff making it).
+    """
+    sources = [f for _name, how in found for f in how.files] or [
+        p.words[1].value for p in parts if p.input_of is part and p.words[1:]]
+    if any(_names(Word(w, w), file) for _name, how in found for w in (*how.written, how.output)
+           if w):
+        return True
+    base = os.path.basename(file)
+    for source in sources:
+        if os.path.normpath(source) == os.path.normpath(file):
+            continue  # git apply --check F && git apply F: the same diff
+        for dir_ in where.dirs if where is not None else ():
+            path = dir_ / expand_user(source) if isinstance(dir_, Path) else None
+            try:
+                text = path.read_text(encoding="utf-8", errors="replace") if (
+                    path is not None and path.is_file() and path.stat().st_size <= (
+                        MAX_DIFF_BYTES)) else ""
+            except OSError:
+                text = ""
+            if any(os.path.basename(n) == base for n in diff_names(text)):
+                return True
+    return False
 
 
 def _literal(part: Part, line: str) -> bool:

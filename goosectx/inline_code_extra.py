@@ -7,7 +7,8 @@ A second implementation of a modelled language (``jruby``, ``ts-node``, ``graalp
 ``texlua``) is read as that language; a language whose ways to run a program the rules do not
 model (``ghc -e``, ``raku -e``, ``octave --eval``, ``mongo --eval``, ``rc -c``) may run one
 with any inline code, as julia's may; a REPL fed a here-document or a pipe (``irb <<EOF``,
-``jshell <<EOF``) runs code the rules cannot see. Python's ``webbrowser`` runs the browser
+``jshell <<EOF``) runs code the rules cannot see; an rpm macro's ``%(…)`` runs a shell line
+(:data:`MACROS`). Python's ``webbrowser`` runs the browser
 command it is given (``webbrowser.get("rm -rf %s")``) and AppleScript's ``do shell script``
 runs a shell line: both run commands. What the command text shows, not a sandbox.
 
@@ -40,6 +41,11 @@ REPLS = frozenset({"irb", "jshell", "pry", "ghci", "octave", "octave-cli", "scal
                    "bb", "clojure", "clj", "raku", "perl6", "hy", "swift", "rc", "es",
                    "murex", "ion", "gforth"})
 """Interpreters that run what their standard input holds when given no script."""
+MACROS = dict.fromkeys(("rpm", "rpmbuild", "rpmspec", "rpmquery", "rpmsign"),
+                      ("--eval", "-E", "--define", "-D"))
+"""rpm's macro options: a macro's ``%(…)`` runs a shell line, ``%{lua:…}`` lua code
+(``rpm --eval '%(rm -rf x)'``, ``rpmbuild -D 'x %(rm x)'``)."""
+_MACRO_RUNS = re.compile(r"%\(|%\{lua:")
 _RUNS = re.compile(r"\bwebbrowser\b|\bdo\s+shell\s+script\b")
 """Code that runs a command :data:`goosectx.shell_runners._RUNS_COMMANDS` does not list."""
 
@@ -48,6 +54,13 @@ def any_inline_code(name: str, args: list[str], fed: bool = True) -> str | None:
     """:func:`goosectx.shell_runners.inline_code`, for the interpreters of this module too."""
     if name in ALIASES:
         return inline_code(ALIASES[name], args, fed)
+    if name in MACROS:  # rpm -E '%{_libdir}', --eval=…, -D'x 1'
+        codes = [value for i, word in enumerate(args) for option, equals, glued in [
+            word.partition("=")] for value in (
+            [args[i + 1]] if word in MACROS[name] and i + 1 < len(args) else
+            [glued] if equals and option in MACROS[name] and option[:2] == "--" else
+            [word[2:]] if word[:2] in MACROS[name] and len(word) > 2 else [])]
+        return "\n".join(codes) if codes else None
     options = OPAQUE.get(name, ())
     if not options and name not in REPLS:
         return inline_code(name, args, fed)
@@ -67,6 +80,8 @@ def any_inline_code(name: str, args: list[str], fed: bool = True) -> str | None:
 
 def any_code_runs(name: str, code: str) -> bool:
     """:func:`goosectx.shell_runners.code_runs`, for the interpreters of this module too."""
+    if name in MACROS:
+        return _MACRO_RUNS.search(code) is not None
     if name in OPAQUE:
         return bool(code)  # ghc -e 'System.Process.callCommand …': its libraries are not read
     return code_runs(ALIASES.get(name, name), code) or _RUNS.search(code) is not None

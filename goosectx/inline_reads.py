@@ -24,9 +24,10 @@ from pathlib import Path
 
 from goosectx.awk_program import awk_texts
 from goosectx.glob_words import value_names
+from goosectx.inline_code_extra import ALIASES, MACROS, OPAQUE, REPLS, any_inline_code
 from goosectx.sensitive import expand_user
 from goosectx.shell_databases import DATABASES
-from goosectx.shell_runners import INTERPRETER, RUNNERS, STDIN, inline_code
+from goosectx.shell_runners import INTERPRETER, RUNNERS, STDIN
 from goosectx.shell_sed import sed_commands, sed_script
 
 _LITERAL = re.compile(r"""(["'`])((?:\\.|(?!\1)[^\\])*)\1""", re.DOTALL)
@@ -37,15 +38,18 @@ _COMMAND_FILE = re.compile(r"^\s*(?:[.\\]\w+|source)\s+(.+)$", re.MULTILINE | re
 """A database shell's command naming a file: sqlite3's ``.read F`` / ``.import F T``, psql's
 ``\\i F``, mysql's ``source F`` (its words after the command)."""
 _AWK = frozenset({"awk", "gawk", "mawk", "nawk", "busybox-awk"})
+_EXTRA = frozenset({*ALIASES, *OPAQUE, *REPLS, *MACROS})
+"""The interpreters :mod:`goosectx.inline_code_extra` reads (``jruby -e``, ``ghc -e``, ``irb
+<<EOF``, ``rpm --eval``): their code is read as the modelled interpreters' is."""
 
 
 def code_files(name: str, args: list[str], line: str = "") -> tuple[list[str], list[str]]:
     """The texts of ``name``'s inline code, and the files its commands name as bare words.
 
     ``([code…], [file…])``: an interpreter's ``-c`` / ``-e`` code
-    (:func:`goosectx.shell_runners.inline_code`; reading its program from standard input, the
-    whole command ``line``, which holds it: a here-document, an ``echo`` piped in), ``deno
-    eval``'s, an awk program, a database shell's
+    (:func:`goosectx.inline_code_extra.any_inline_code`: ``jruby -e``, ``ghc -e`` too; reading
+    its program from standard input, the whole command ``line``, which holds it: a
+    here-document, an ``echo`` piped in), ``deno eval``'s, an awk program, a database shell's
     command words; a sed script's ``r``/``R``/``w``/``W`` files, a database shell's
     :data:`_COMMAND_FILE` words.
     """
@@ -61,9 +65,9 @@ def code_files(name: str, args: list[str], line: str = "") -> tuple[list[str], l
     if name == "deno":  # deno eval CODE: every permission, reads too
         first = next((a for a in args if not a.startswith("-")), "")
         return (args if first == "eval" else []), []
-    if INTERPRETER.fullmatch(name) is None:
+    if INTERPRETER.fullmatch(name) is None and name not in _EXTRA:
         return [], []
-    code = inline_code(name, args)
+    code = any_inline_code(name, args)  # jruby -e, ghc -e, rpm --eval: inline_code_extra's
     if code == STDIN:  # python3 - <<'EOF' … EOF, echo '…' | node: the line holds the program
         return [line], []
     return ([] if code is None or code.startswith("\0") else [code]), []
@@ -72,7 +76,7 @@ def code_files(name: str, args: list[str], line: str = "") -> tuple[list[str], l
 def _takes_code(name: str) -> bool:
     """True when ``name`` runs code given on its command line (:func:`code_files` reads it)."""
     return name in _AWK or name in ("sed", "gsed", "deno") or name in DATABASES or (
-        INTERPRETER.fullmatch(name) is not None)
+        INTERPRETER.fullmatch(name) is not None) or name in _EXTRA
 
 
 def _pieces(code: str) -> Iterator[str]:

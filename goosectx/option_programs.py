@@ -195,13 +195,16 @@ _ARCHIVE_INTO = {
     "unzip": (Option(Does.INTO, letters="d", valued="dxPIO"),),
     "cpio": (Option(Does.LIST, longs=("--create", "--pass-through"), letters="op"),
              Option(Does.INTO, longs=("--directory",), letters="D", valued="CDEFHIMOR")),
-    "ar": (Option(Does.INTO, longs=("--output",)),),
+    "ar": (Option(Does.INTO, longs=("--output",)),
+           Option(Does.RUNS, longs=("--plugin",))),  # a library it loads: its code runs
+    **dict.fromkeys(("nm", "ranlib"), (Option(Does.RUNS, longs=("--plugin",)),)),
     **dict.fromkeys(("7z", "7za", "7zz", "7zr"), (Option(Does.INTO, letters="o", valued="o"),)),
     "zip": (Option(Does.LIST, longs=("--names-stdin",), letters="@"),
             Option(Does.OUTPUT, longs=("--output-file",), words=("-O",))),
 }
 """The dir ``unzip -d``, ``cpio -D``, ``ar x --output``, ``7z x -oDIR`` extract into; the
-file ``zip -O`` writes."""
+file ``zip -O`` writes; binutils' ``--plugin x.so`` (``ar``, ``nm``, ``ranlib``), a library
+whose code runs, as ``openssl -engine``'s does."""
 COMPILER = re.compile(r"(?:[\w.]+-)*(?:gcc|g\+\+|cc|c\+\+|clang|clang\+\+|gfortran|tcc|cpp"
                       r"|as|ld(?:\.(?:gold|lld|bfd|mold))?|gold|lld|mold)(?:-[\d.]+)?")
 """C, C++ and Fortran compilers, assemblers and linkers by name (``gcc``, ``gcc-12``,

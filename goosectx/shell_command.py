@@ -143,7 +143,8 @@ def command_forms(part: Part, line: str = "", dirs: LineDirs | None = None) -> C
     _check_subscripts(words, r)
     _normalise(words, r, 0, leading=True)
     if (fed := part.input_of) is not None:  # ssh dev < cleanup.sh: what ssh reads runs there
-        r.reasons += filter(None, [stdin_commands(after_keywords(fed.words, fed.piped))])
+        r.reasons += filter(None, [stdin_commands(after_keywords(fed.words, fed.piped),
+                                                  f"each line of {part.words[-1].value}")])
     if part.input_of is not None and part.words[1:]:  # patch -p1 < x.diff: the files it names
         r.reasons += filter(None, [redirected_diff(
             [w.value for w in part.input_of.words], part.words[-1].value,
@@ -401,7 +402,8 @@ def _remote_by(name: str, words: list[Word], r: _Reading, depth: int, written: b
         _add_line(line, r, depth, written, f"{name} -o" if name != "mosh" else name)
     if found.server is not None:  # mosh --server='rm -rf /srv' host
         _add_line(found.server, r, depth, written, name)
-    if r.fed and (why := stdin_commands([Word(name, name), *words])):
+    if r.fed and (why := stdin_commands([Word(name, name), *words], "each line of its here-"
+                                        "document or here-string" if r.here else "")):
         r.reasons.append(why)  # ssh dev <<'EOF' … / echo 'rm x' | ssh dev
     if found.remote is None or found.at is None:
         return

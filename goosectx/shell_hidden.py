@@ -33,6 +33,6 @@ def hidden_reason(name: str, words: list[Word], *, fed: bool, where: Where | Non
         name, args, fed, where, remote) or (  # where: cd .git && tee HEAD
         language_commands(name, words[1:], fed)) or (  # gdb -ex 'shell …', sqlite3 …
         None if remote else unmodelled_write(name, args[:local_count(  # pdsh -w h rm /x
-            [name, *args]) - 1], where)) or (  # cmake -E x .git
+            [name, *args]) - 1], where, line)) or (  # cmake -E x .git
         diff_writes(name, args, where, fed, line, here)) or (  # patch -i x.diff: its files
         build_elsewhere(name, args, where))  # cd "$X" && make: that dir's Makefile

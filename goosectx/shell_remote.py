@@ -22,6 +22,7 @@ import shlex
 from dataclasses import dataclass, field
 
 from goosectx.shell_options import short_value
+from goosectx.shell_program import program_argv
 from goosectx.shell_transfers import SSH_VALUED, ssh_option_command
 from goosectx.shell_words import Word
 
@@ -134,19 +135,23 @@ _NO_SHELL = frozenset({"-N", "-fN", "-Nf", "-G", "-V", "-Q", "-O"})
 """ssh options after which it runs no remote shell (a tunnel, a query, a control command)."""
 
 
-def stdin_commands(words: list[Word]) -> str | None:
+def stdin_commands(words: list[Word], stream: str = "") -> str | None:
     """Why a command (``words``) fed a stream (a pipe, ``<<``, ``< FILE``) runs what it reads.
 
     With no remote command ssh (``-T`` or ``-tt`` alike) and mosh hand their standard input to
-    the remote login shell, which runs each line: a command line the rules cannot read. None
-    when ``name`` is no remote client, has a remote command, or runs no shell (``ssh -N``).
+    the remote login shell, which runs each line: a command line the rules cannot read (a
+    here-document's lines are not read as commands: the remote shell's own expansions, its
+    dirs and its programs are not known here). Its wrappers looked through (``sudo ssh dev <
+    x``). None when ``name`` is no remote client, has a remote command, or runs no shell
+    (``ssh -N``). ``stream``: what feeds it, for the reason (``the file x``).
     """
-    name, args = words[0].value.rsplit("/", 1)[-1] if words else "", [w.value for w in words[1:]]
+    argv = program_argv([w.value for w in words])
+    name, args = argv[0].rsplit("/", 1)[-1] if argv else "", argv[1:]
     if name not in REMOTE_CLIENTS or remote_command(name, args).remote is not None or any(
             a in _NO_SHELL for a in args):
         return None
     return (f"{name} runs the commands it reads from its standard input on the remote host, "
-            "which the rules cannot read")
+            f"which the rules cannot read{f' ({stream})' if stream else ''}")
 
 
 def local_count(words: list[str]) -> int:

@@ -25,9 +25,10 @@ PROGRAM_COMMANDS = frozenset({
 """Variables whose value a program other than git runs as a command line."""
 PROGRAM_FILES = frozenset({"SHELL", "SUDO_ASKPASS", "CVS_RSH"})
 """Variables whose value is a program another program runs (no shell)."""
-OPTION_VARIABLES = {"TAR_OPTIONS": "tar", "MANOPT": "man", "LESS": "less"}
+OPTION_VARIABLES = {"TAR_OPTIONS": "tar", "MANOPT": "man", "LESS": "less", "MORE": "more"}
 """Variables holding options a program reads as if given first on its command line
-(``TAR_OPTIONS='--to-command=…'``, ``MANOPT='-P …'``): read as that program's line."""
+(``TAR_OPTIONS='--to-command=…'``, ``MANOPT='-P …'``): read as that program's line; ``MORE``
+is less's when less runs as ``more`` (``MORE='+!cmd' more f`` runs cmd)."""
 _SHELL_NAME = re.compile(r"(?:[bdkz]?a?sh|r?bash|mksh|lksh|yash|posh|osh|t?csh|fish|nu|pwsh"
                          r"|xonsh|elvish|ysh|busybox)[\d.]*")
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from functools import lru_cache
 from pathlib import Path
 
 from goosectx.git_config_writes import MODELLED
@@ -29,11 +30,13 @@ from goosectx.option_table import OPTIONS
 from goosectx.piped_names import NEUTRAL
 from goosectx.protected_paths import BUILDERS, Where, git_dirs, protected_write
 from goosectx.rule_offer import PREFIX_PROGRAMS
+from goosectx.shell_assign import DECLARATIONS
 from goosectx.shell_builtins import SHELLS
 from goosectx.shell_databases import DATABASES
 from goosectx.shell_dirs import expanded
 from goosectx.shell_languages import COMMAND_LANGUAGES
 from goosectx.shell_launchers import LAUNCHERS, TERMINAL_EMULATORS
+from goosectx.shell_lexer import lex
 from goosectx.shell_multicall import MULTICALL
 from goosectx.shell_packages import APT
 from goosectx.shell_pagers import PAGERS
@@ -43,6 +46,7 @@ from goosectx.shell_runtimes import RUNTIMES
 from goosectx.shell_sql_clients import SQL_CLIENTS
 from goosectx.shell_terminals import TERMINALS
 from goosectx.shell_unwrap import WRAPPERS
+from goosectx.shell_words import ASSIGNMENT_WORD
 from goosectx.shell_wrappers import FD
 from goosectx.written_names import SENSITIVE, sensitive_or_outside
 
@@ -114,7 +118,8 @@ def known(name: str) -> bool:
         COMPILER.fullmatch(name) is not None)
 
 
-def unmodelled_write(name: str, args: list[str], where: Where | None) -> str | None:
+def unmodelled_write(name: str, args: list[str], where: Where | None,
+                     line: str = "") -> str | None:
     """Why ``name ARGS`` may write a protected location, ``name`` not being :func:`known`.
 
     Each path a word may name (:func:`_named`: the word, an option's ``=VALUE`` or glued value,
@@ -122,8 +127,9 @@ def unmodelled_write(name: str, args: list[str], where: Where | None) -> str | N
     directory or a path in it, a virtualenv, ``node_modules`` or a sensitive file, or, where
     it may be written (:func:`_named`), a path outside the project, in each dir the command
     may run in that is known here (a word after ``cd "$X"`` is not literal); ``$PWD``,
-    ``${PWD}`` and ``~+`` are that dir, links are followed. ``None``: a known program, or none
-    named.
+    ``${PWD}`` and ``~+`` are that dir, links are followed; a comma list's every item
+    (``--paths=a,.git/config``); a variable ``line`` sets (``D=.git; tool $D/config``) is each
+    value it is given there (:func:`_paths`). ``None``: a known program, or none named.
     """
     if not name or known(name):
         return None
@@ -133,13 +139,14 @@ def unmodelled_write(name: str, args: list[str], where: Where | None) -> str | N
     literal = Where(root, bases) if root is not None else None
     tops = git_dirs(literal) if args else ()  # once for all the words
     cache: dict[str, Path] = {}  # the words' dirs resolved once
-    for value, written in _named(args):
-        for path in _paths(value, bases):
+    for value, written in _listed(_named(args)):
+        for path in _paths(value, bases, line):
             does = "it may write" if written else "it is given"
             end = "" if written else " and what it does with it is not known"
             if why := protected_write(name, path, literal, tops=tops):
                 return f"{name} is not known to goosectx: {does} {value} ({_tail(why, name)}){end}"
-            kind = sensitive_or_outside(path, literal, cache) if root is not None else None
+            kind = sensitive_or_outside(path, literal, cache) if root is not None and not (
+                _RUN_TIME.search(path)) else None
             if kind == SENSITIVE or kind is not None and written:
                 return f"{name} is not known to goosectx: {does} {value}, which {kind}{end}"
     return None
@@ -193,16 +200,29 @@ def _named(args: list[str]) -> Iterator[tuple[str, bool]]:
             yield key[2], _writes(key[1]) or _writes(option)
 
 
+def _listed(named: Iterator[tuple[str, bool]]) -> Iterator[tuple[str, bool]]:
+    """Each of ``named``, and each item of one that is a comma list (``a,.git/config``)."""
+    for value, written in named:
+        yield value, written
+        if "," in value and "://" not in value:
+            yield from ((item, written) for item in value.split(",") if item)
+
+
 def _writes(option: str) -> bool:
     """True when ``option`` (no dashes, no ``=``) is a name :data:`_OUTPUT` reads as a write."""
     return _OUTPUT.fullmatch(option) is not None
 
 
-def _paths(value: str, dirs: tuple[Path, ...]) -> list[str]:
+def _paths(value: str, dirs: tuple[Path, ...], line: str = "") -> list[str]:
     """``value`` as the paths it names in each dir of ``dirs`` (``[]``: bash makes it).
 
     ``$PWD/x``, ``${PWD}/x`` and ``~+/x`` are ``DIR/x``, as the other checks expand them
-    (:func:`goosectx.shell_dirs.expanded`); any other ``$`` or backtick is made at run time.
+    (:func:`goosectx.shell_dirs.expanded`); so is a command's output before a ``/``
+    (``$(pwd)/x``, ``$(git rev-parse --show-toplevel)/x``: most often the working dir). A
+    variable ``line`` sets (``D=.git; …``, ``export D=.git``, ``for D in .git x``) is each
+    value it is given there; a path whose variable stays unknown keeps its run-time form
+    (``$d/config``: :func:`goosectx.protected_paths.protected_write` reads such a path that
+    may be in the git directory).
     """
     if not value or "://" in value or "\0" in value:
         return []
@@ -210,9 +230,53 @@ def _paths(value: str, dirs: tuple[Path, ...]) -> list[str]:
         return [str(d) + value[2:] for d in dirs]
     if not _RUN_TIME.search(value):
         return [value]
-    if _RUN_TIME.search(_PWD.sub("", value)):
-        return []
-    return [path for d in dirs if (path := expanded(value, d)) is not None]
+    value = _OUTPUT_DIR.sub("$PWD/", value)
+    found: list[str] = []
+    for one in _line_values(value, line):
+        if not _RUN_TIME.search(_PWD.sub("", one)):
+            found += [path for d in dirs if (path := expanded(one, d)) is not None]
+        else:
+            found.append(one)  # $d/config: judged as a path that may be in the git directory
+    return found
+
+
+_OUTPUT_DIR = re.compile(r"^(?:\$\(…\)|`…`)/")
+"""A command's output starting a path (``$(pwd)/x``, as the lexer keeps it: ``$(…)/x``)."""
+_ASSIGNED = re.compile(r"\$(?:\{([A-Za-z_]\w*)\}|([A-Za-z_]\w*))")
+
+
+def _line_values(value: str, line: str) -> list[str]:
+    """``value`` with each variable ``line`` gives values put in, one path per value.
+
+    ``[value]`` when ``line`` sets none of its variables.
+    """
+    assigned = _assignments(line) if line else {}
+    found = [value]
+    for match in _ASSIGNED.finditer(value):
+        name = match[1] or match[2]
+        if name in assigned:
+            found = [v.replace(match[0], one, 1) for v in found for one in assigned[name]]
+    return found[:64]
+
+
+@lru_cache(maxsize=16)
+def _assignments(line: str) -> dict[str, tuple[str, ...]]:
+    """The literal values each variable is given in ``line`` (``D=.git``, ``for D in a b``)."""
+    found: dict[str, list[str]] = {}
+    for part in lex(line):
+        words = part.words
+        if words[:1] and words[0].value in ("for", "select") and len(words) > 2 and (
+                words[2].value == "in"):
+            found.setdefault(words[1].value, []).extend(
+                w.value for w in words[3:] if not (w.expands or w.pattern))
+            continue
+        for word in words[1:] if words[:1] and words[0].value in DECLARATIONS else words:
+            if ASSIGNMENT_WORD.match(word.value) and not word.expands:
+                key, _, val = word.value.partition("=")
+                found.setdefault(key, []).append(val)
+            elif word.value[:1] != "-":
+                break
+    return {k: tuple(v) for k, v in found.items()}
 
 
 def _tail(why: str, name: str) -> str:

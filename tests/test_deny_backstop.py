@@ -95,7 +95,29 @@ SETTINGS = {
         "cargo may run CARGO_TARGET_X86_64_UNKNOWN_LINUX_GNU_RUNNER's value",
     "GOFLAGS=-toolexec=rm go build": "go may run GOFLAGS's value",
     "GOFLAGS=-exec=rm go test": "go may run GOFLAGS's value",
+    # round 30: a variable set first and exported after, all exported, or handed on by env
+    "CC=rm; export CC; make": "make may run CC's value",
+    "export CC; CC='rm -rf src'; make x": "make may run CC's value",
+    "CC=rm; declare -x CC; make": "make may run CC's value",
+    "set -a; CC=rm; make": "make may run CC's value",
+    "Y='x; rm f'; export Y; bash -c 'echo $Y'": "bash may run Y's value",
+    "env CC=rm make": "make may run CC's value",
+    "sudo CC='rm -rf src' make x": "make may run CC's value",
+    "CC=rm; make x CC=$CC": "make may run the value of its setting CC",
+    "X=rm; CC=$X make x": "make may run CC's value",
 }
+
+
+@pytest.mark.parametrize(("command", "part", "what"), [
+    ("X=rm; rustup run stable $X -rf src", "rustup run stable $X -rf src", "what rustup run runs"),
+    ("X=rm; pm2 start ${X} -- -rf src", "pm2 start ${X} -- -rf src", "what pm2 start runs"),
+    ("X='rm -rf src'; foo --exec=\"$X\"", 'foo --exec="$X"', "foo"),
+])
+def test_a_variable_the_line_sets_is_read_by_its_value(command: str, part: str,
+                                                       what: str) -> None:
+    """Round 30: ``X=rm; rustup run stable $X -rf src`` ran under shell(rm *)."""
+    assert asked_why(command).startswith(f"`{part}` may run rm, which the rule shell(rm *) "
+                                         f"names; goosectx does not know {what}")
 
 
 @pytest.mark.parametrize("command", list(SETTINGS))
@@ -108,6 +130,14 @@ def test_perl_debugger_code_from_perl5db_is_asked_about() -> None:
     assert asked_why("""PERL5DB='BEGIN{system("rm -rf src")}' perl -d x.pl""").startswith(
         "PERL5DB's perl code, which perl -d runs, runs commands")
     assert action(DENY_RM, "PERL5DB='BEGIN{print 1}' perl -d x.pl") == "run"
+
+
+@pytest.mark.parametrize("command", ["LD_PRELOAD=./evil.so ls", "export LD_PRELOAD=./x.so; ls",
+                                     "env LD_AUDIT=./a.so git status",
+                                     "DYLD_INSERT_LIBRARIES=x.dylib make"])
+def test_a_preloaded_library_is_asked_about(command: str) -> None:
+    """Its code runs in the program, as ``openssl -engine x.so``'s does (round 30)."""
+    assert " and that library's code may run any command" in asked_why(command)
 
 
 EVERYDAY = [
@@ -123,6 +153,9 @@ EVERYDAY = [
     "foo http://example.com/rm", "docker run --rm img git status", "docker exec box git log",
     "kubectl exec pod -- git status", "gcc -o x x.c", "nvm use 18", "pandoc -o x.html x.md",
     "sd 'rm' 'del' notes.txt", "semgrep -e 'rm -rf $X' --lang bash",
+    "CC=gcc; export CC; make", "CC=rm; make", "set -a; X=1; make", "env CC=clang make",
+    "LD_LIBRARY_PATH=./build/lib ./app", "LD_PRELOAD= ls", "X=rm; echo $X", "X=gcc; make CC=$X",
+    "X=rm; grep -rn $X src",
 ]
 
 

@@ -25,6 +25,8 @@ def diffs(project: Path) -> Path:
     (project / "safe.diff").write_text(_SAFE + "-print(1)\n+print(2)\n")
     (project / "env.diff").write_text("--- .env\n+++ .env\n@@ -1 +1 @@\n-A=1\n+A=2\n")
     (project / "big.diff").write_text(_SAFE + "+x\n" * 400_000)
+    (project / "makes.diff").write_text("--- /dev/null\n+++ b/safe.diff\n@@ -0,0 +1 @@\n+x\n")
+    (project / "out.diff").write_text("--- a/../../etc/x\n+++ b/../../etc/x\n@@ -1 +1 @@\n-a\n+b\n")
     mail = "From abc Mon Sep 17 00:00:00 2001\nFrom: a <a@b>\nSubject: [PATCH] x\n\n---\n"
     (project / "hook.mbox").write_text(mail + "diff --git a/.git/hooks/pre-commit "
                                        "b/.git/hooks/pre-commit\n" + _HOOK)
@@ -107,6 +109,23 @@ def _asks(work: Path, command: str, said: str) -> None:
      "`> new.diff` before it in the line may write it"),
     ("tee safe.diff <<'EOF'\n" + _HOOK + "EOF\ngit apply safe.diff", "git writes "
      ".git/hooks/pre-commit: a hook"),
+    # round 30: the diff replaced by a command that does not name it (an archive, a checkout)
+    ("tar xf x.tar && git apply safe.diff", "`tar xf x.tar` before it in the line may write it"),
+    ("unzip -o x.zip && patch -p1 < safe.diff", "`unzip -o x.zip` before it in the line"),
+    ("cd src && 7z x ../x.7z && git apply ../safe.diff", "`7z x ../x.7z` before it"),
+    ("git stash pop && git apply safe.diff", "`git stash pop` before it in the line may write"),
+    ("git checkout main && git apply safe.diff", "`git checkout main` before it"),
+    ("git reset --hard HEAD~1; patch -p1 -i safe.diff", "`git reset --hard HEAD~1` before it"),
+    ("gunzip safe.diff.gz && git apply safe.diff", "`gunzip safe.diff.gz` before it"),
+    ("git apply makes.diff && git apply safe.diff", "`git apply makes.diff` before it"),
+    ("patch -p1 < makes.diff; patch -p1 < safe.diff", "`patch -p1` before it in the line"),
+    ("patch -o safe.diff src/a.py hook.diff; git apply safe.diff", "`patch -o safe.diff "
+     "src/a.py hook.diff` before it"),
+    ("{ bash -c 'patch -p1'; } < hook.diff", "patch writes .git/hooks/pre-commit: a hook"),
+    ("bash -c 'patch -p1' < hook.diff", "patch writes .git/hooks/pre-commit: a hook"),
+    ("sudo sh -c 'cd . && git apply' < hook.diff", "git writes .git/hooks/pre-commit: a hook"),
+    ("git apply --unsafe-paths out.diff", "git writes ../../etc/x, which is outside the project "
+                                          "(the diff out.diff names it)"),
     ("git receive-pack .git", "git receive-pack serves or writes a repository"),
     ("git upload-pack .", "git upload-pack serves or writes a repository"),
     ("git unpack-objects < x.pack", "git unpack-objects serves or writes a repository"),
@@ -127,6 +146,10 @@ def test_a_diff_naming_a_protected_file_or_one_not_read_asks(diffs: Path, comman
     "git apply --check safe.diff && git apply safe.diff", "cat safe.diff && patch -p1 < safe.diff",
     "patch -p1 --dry-run < safe.diff && patch -p1 < safe.diff", "git apply safe.diff; git status",
     "patch -p1 <<< 'x'", "cd src && git apply ../safe.diff",
+    "git checkout -b fix && git apply safe.diff", "tar tf x.tar && git apply safe.diff",
+    "tar czf x.tgz src && git apply safe.diff", "git stash list; git apply safe.diff",
+    "unzip -l x.zip && git apply safe.diff", "git apply safe.diff; git apply makes.diff",
+    "gunzip other.diff.gz && git apply safe.diff", "git apply out.diff",
 ])
 def test_a_diff_of_project_files_still_runs(diffs: Path, command: str) -> None:
     action, reason = _verdict(diffs, command)

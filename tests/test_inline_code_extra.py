@@ -3,7 +3,8 @@
 A second implementation of a modelled language (``jruby``, ``ts-node``, ``graalpy``) is read as
 that language; a language whose ways to run a program are not modelled (``ghc -e``, ``raku
 -e``) asks with any inline code; a REPL fed a here-document asks; python's ``webbrowser`` and
-AppleScript's ``do shell script`` run commands (docs/architecture.md §4).
+AppleScript's ``do shell script`` run commands; so does an rpm macro's ``%(…)`` (docs/architecture.md
+§4).
 """
 
 from __future__ import annotations
@@ -49,6 +50,10 @@ RUNS_RM = {
     "matlab -batch 'system(\"rm -rf src\")'": "matlab",
     "python3 -c 'import webbrowser; webbrowser.get(\"rm -rf %s\").open(\"src\")'": "python3",
     "osascript -e 'do shell script \"rm -rf src\"'": "osascript",
+    # round 30: an rpm macro's %(…) is a shell line, %{lua:…} lua code
+    "rpm --eval '%(rm -rf src)'": "rpm", "rpm -E '%(rm -rf src)'": "rpm",
+    "rpm --eval='%(rm -rf src)'": "rpm", "rpmbuild -ba x.spec -D 'x %(rm -rf src)'": "rpmbuild",
+    "rpmspec -P x.spec --define='x %{lua: os.execute(\"rm -rf src\")}'": "rpmspec",
 }
 
 
@@ -66,6 +71,8 @@ def test_a_repl_fed_its_code_is_asked_about(command: str) -> None:
 
 @pytest.mark.parametrize("command", ["jruby -e 'puts 1'", "tsx -e 'console.log(1)'",
                                      "graalpy -c 'print(1)'", "ts-node src/x.ts", "irb -v",
-                                     "ghc Main.hs", "jshell --version"])
+                                     "ghc Main.hs", "jshell --version",
+                                     "rpm --eval '%{_libdir}'", "rpm -qa", "rpm -E %_arch",
+                                     "rpmbuild -ba x.spec -D 'debug_package %{nil}'"])
 def test_code_that_runs_no_command_still_runs(command: str) -> None:
     assert action(DENY_RM, command) == "run"

@@ -93,7 +93,10 @@ def test_an_autossh_config_file_is_read_as_ssh_s(command: str, expected: str) ->
 
 STDIN = ["ssh dev <<'EOF'\nrm -rf /srv/app\nEOF", "echo 'rm -rf ~' | ssh dev",
          "ssh dev < cleanup.sh", "ssh -T dev <<< 'rm -rf x'", "ssh -tt dev < ./steps.txt",
-         "cat cmds | autossh -M 0 dev", "mosh dev <<< 'rm x'"]
+         "cat cmds | autossh -M 0 dev", "mosh dev <<< 'rm x'",
+         # round 30: through a wrapper too (sudo ssh dev < x ran under a deny rule on rm)
+         "sudo ssh dev < cleanup.sh", "sudo -u deploy ssh dev <<'EOF'\nrm -rf /srv/app\nEOF",
+         "timeout 60 ssh dev < ./steps.txt"]
 
 
 @pytest.mark.parametrize("command", STDIN)
@@ -106,6 +109,18 @@ def test_a_remote_shell_fed_its_commands_on_stdin_asks(command: str) -> None:
     smart = shell_verdict(_rules("shell(ssh*),shell(mosh*),shell(autossh*),shell(echo*),"
                                  "shell(cat*)"), command, "smart_approve")
     assert smart.action == "ask" and why in smart.reason, smart.reason
+
+
+@pytest.mark.parametrize(("command", "said"), [
+    ("ssh dev < cleanup.sh", "(each line of cleanup.sh)"),
+    ("ssh dev <<'EOF'\nls\nEOF", "(each line of its here-document or here-string)"),
+    ("sudo ssh dev <<< 'ls'", "(each line of its here-document or here-string)"),
+])
+def test_the_reason_names_what_feeds_the_remote_shell(command: str, said: str) -> None:
+    """A here-document's lines are not read as the remote shell's commands: the reason says
+    which stream it runs (round 30)."""
+    found = shell_verdict(_rules("shell(*)", "shell(rm *)"), command)
+    assert found.action == "ask" and said in found.reason, found.reason
 
 
 @pytest.mark.parametrize("command", [

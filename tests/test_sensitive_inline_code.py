@@ -16,6 +16,7 @@ from agent_harness import Approvals, make_harness
 from goosectx.approval import ApprovalContext, ApprovalVerdict, PermissionRules, decide
 from goosectx.config import Settings
 from goosectx.conversation import ToolResponse
+from goosectx.inline_code_extra import ALIASES, OPAQUE
 from goosectx.providers.scripted import ScriptedProvider, ScriptedReply
 
 SECRET = "sk-live-9e8d7c6b5a4f3e2d1c0b"
@@ -68,6 +69,33 @@ def test_inline_code_naming_a_sensitive_file_is_asked_after_always_allow(
     assert verdict.action == "ask", command
     assert f"(named in {interpreter}'s inline code) is a sensitive file" in verdict.reason
     assert verdict.reason.endswith('which "always allow" does not cover')
+
+
+_READS = {"ruby": "-e 'puts File.read(\".env\")'", "node": "-e 'require(\"fs\").readFileSync(\".env\")'",
+          "python3": "-c 'print(open(\".env\").read())'", "lua": "-e 'io.open(\".env\")'",
+          "luajit": "-e 'io.open(\".env\")'"}
+
+
+@pytest.mark.parametrize("command", [
+    *(f"{name} {_READS[language]}" for name, language in ALIASES.items()),
+    *(f"{name} {options[0]} 'readFile \".env\"'" for name, options in OPAQUE.items()),
+    "irb <<'EOF'\nputs File.read('.env')\nEOF", "echo 'slurp \".env\"' | raku",
+    "rpm --eval '%(cat .env)'",
+])
+def test_the_other_interpreters_inline_code_is_read_too(project: Path, command: str) -> None:
+    """Each interpreter :mod:`goosectx.inline_code_extra` reads (round 30: ``jruby -e``,
+    ``ghc -e`` … read files unasked after ``a``)."""
+    verdict = _after_always(project, command)
+    assert verdict.action == "ask", command
+    assert "inline code) is a sensitive file" in verdict.reason, verdict.reason
+
+
+@pytest.mark.parametrize("command", [
+    "jruby -e 'puts 1'", "ghc -e 'print 1'", "ghc Main.hs", "irb -v", "rpm --eval '%{_libdir}'",
+])
+def test_the_other_interpreters_code_naming_no_sensitive_file_still_runs(project: Path,
+                                                                        command: str) -> None:
+    assert _after_always(project, command).action == "run", command
 
 
 @pytest.mark.parametrize("command", [

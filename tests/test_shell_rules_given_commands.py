@@ -28,12 +28,16 @@ ASKED = [
     "xe rm < list", 'rush "rm {}"', "systemd-nspawn rm x",
     "systemd-nspawn -D /srv/c rm x", "gh alias import aliases.yml", "ncat --lua-exec x.lua h 1",
     "openssl engine dynamic -pre SO_PATH:/tmp/x.so", "ssh-keygen -D ./x.so", "ssh-keygen -w x.so -K",
+    # round 30: binutils' plugin is a library whose code runs
+    "ar --plugin=./x.so t lib.a", "ar --plugin ./x.so rcs lib.a a.o", "nm --plugin=./x.so a.o",
+    "ranlib --plugin ./x.so lib.a",
 ]
 STILL_RUN = [
     "socat - TCP:host:80", "nc host 80", "pee cat 'wc -l'", "nq make", "rush 'echo {}'",
     "cmake -E copy a b", "cmake -E echo hi", "gh alias set co 'pr checkout'", "gh pr list",
     "gpg -k", "openssl x509 -in c.pem -noout -text", "ssh-keygen -lf key.pub",
-    "ssh-keygen -t ed25519 -C me -f k",
+    "ssh-keygen -t ed25519 -C me -f k", "ar rcs lib.a a.o", "ar t lib.a", "nm -C a.o",
+    "ranlib lib.a",
 ]
 
 

@@ -55,9 +55,10 @@ def test_a_value_the_line_sets_expanded_in_a_reparsed_string_is_asked(command: s
 
 
 KEPT = [  # a value from the environment, or one the inner shell expands as a value (`ls`, not
-    # `make`, after such a cd: make runs the build file of a dir not known here, which asks)
+    # `make`, after such a cd: make runs the build file of a dir not known here, which asks);
+    # an exported value naming rm is the deny backstop's (tests/test_deny_backstop.py)
     "bash -c \"cd $HOME && ls\"", "Y='x; rm f'; bash -c 'echo $Y'",
-    "Y='x; rm f'; export Y; bash -c 'echo $Y'", "ssh h \"ls $REMOTE_DIR\"",
+    "Y='x; ls f'; export Y; bash -c 'echo $Y'", "ssh h \"ls $REMOTE_DIR\"",
     "for f in *.c; do echo \"$f\"; done", "Y=1; eval \"echo \\$Y\"",
     "read -r Y; echo \"$Y\"", "D=build; cd \"$D\" && ls",
     "bash -c \"cd ${DIR:-.} && ls\"", "bash -c \"for f in $DIR/*; do echo \\$f; done\"",

@@ -41,12 +41,13 @@ def test_code_every_node_or_perl_runs_is_asked(command: str) -> None:
     "SHELL=/bin/bash tmux", "SHELL=/usr/bin/zsh script -qc ls", "SHELL=$(which bash) tmux",
     "GH_PAGER=cat gh pr list", "AWS_PAGER='' aws s3 ls", "PAGER=cat git log",
     "BROWSER=firefox python3 -m webbrowser x", "NODE_OPTIONS=--max-old-space-size=4096 npm run build",
-    "PERL5OPT=-MDevel::Cover prove -l", "TAR_OPTIONS=-v tar xf a.tar", "MANOPT=-a man ls", "LESS=-R less x", "GIT_EDITOR=true git commit", "FZF_DEFAULT_COMMAND='fd -t f' fzf",
+    "PERL5OPT=-MDevel::Cover prove -l", "TAR_OPTIONS=-v tar xf a.tar", "MANOPT=-a man ls", "LESS=-R less x", "MORE=-d more x", "GIT_EDITOR=true git commit", "FZF_DEFAULT_COMMAND='fd -t f' fzf",
 ])
 def test_a_plain_setting_still_runs(command: str) -> None:
     assert action_under_deny_rm(command) == "run"
 
 
-@pytest.mark.parametrize("command", ["LESS='+!rm f' less x", "LESS=$'+!rm f\\n' less x"])
+@pytest.mark.parametrize("command", ["LESS='+!rm f' less x", "LESS=$'+!rm f\\n' less x",
+                                     "MORE='+!rm f' more x", "export MORE='+!rm f'; more x"])
 def test_less_commands_given_in_its_variable_are_asked_as_on_its_command_line(command: str) -> None:
     assert action_under_deny_rm(command) == action_under_deny_rm("less '+!rm f' x") == "ask"

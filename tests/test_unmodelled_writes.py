@@ -44,6 +44,19 @@ def _asks(work: Path, command: str, said: str, rules: PermissionRules | None = N
                         "sensitive file"),
     ("mytool -o /etc/cron.d/x", "it may write /etc/cron.d/x, which is outside the project"),
     ("mytool ../notes.json", "it may write ../notes.json, which is outside the project"),
+    # round 30: comma lists, a command's output as the dir, a variable the line sets
+    ("mytool --paths=src/a.py,.git/config", "it is given .git/config (git config may set"),
+    ("mytool -o a.txt,.git/hooks/pre-commit", "it may write .git/hooks/pre-commit (a hook"),
+    ("mytool $(pwd)/.git/hooks/pre-commit", "it may write $(…)/.git/hooks/pre-commit (a hook"),
+    ('mytool --out="$(git rev-parse --show-toplevel)/.git/config"', "it may write "
+                                                                     "$(…)/.git/config"),
+    ("mytool `pwd`/.env", "it may write `…`/.env, which is a sensitive file"),
+    ("D=.git; mytool $D/config", "mytool is not known to goosectx: it may write $D/config (git "
+                                 "config may set"),
+    ('export H=.git/hooks && mytool "${H}/pre-commit"', "it may write ${H}/pre-commit (a hook"),
+    ("for d in src .git; do mytool $d/config; done", "it may write $d/config (git config"),
+    ("mytool $d/hooks/pre-commit", "it may write $d/hooks/pre-commit (a hook or git config is a "
+                                   "command a later git runs)"),
 ])
 def test_an_unmodelled_program_naming_a_protected_path_asks(project: Path, command: str,
                                                             said: str) -> None:
@@ -71,12 +84,22 @@ def test_an_allow_rule_for_the_program_does_not_cover_it(project: Path) -> None:
 
 @pytest.mark.parametrize("command", [
     "cmake --build build", "cmake -S . -B build", "cd build && cmake ..", "mytool src/a.py",
-    "mytool --verbose build/out.o", "mytool > /dev/null",
+    "mytool --verbose build/out.o", "mytool > /dev/null", "mytool --only=src,build x",
+    "mytool --include=a,b,c src",
 ])
 def test_an_unmodelled_program_on_project_paths_still_runs(project: Path, command: str) -> None:
     action, reason = _verdict(project, command)
     assert action == "run", reason
     assert action_under_deny_rm(command) == "run", command
+
+
+@pytest.mark.parametrize("command", [
+    "mytool $(pwd)/src/a.py", "D=src; mytool $D/a.py", "for d in src build; do mytool $d/x; done",
+])
+def test_a_run_time_dir_in_the_project_still_runs_in_auto_mode(project: Path,
+                                                               command: str) -> None:
+    verdict = shell_verdict(DENY_RM, command, "auto", working_dir=project)
+    assert verdict.action == "run", verdict.reason
 
 
 @pytest.mark.parametrize("command", [
