@@ -10,7 +10,7 @@ from typing import Any
 
 from goosectx.conversation import Conversation, Message
 from goosectx.lazy_pattern import LazyPattern
-from goosectx.plain_record import compared_record
+from goosectx.plain_record import compared_record, mutable_record
 from goosectx.stored_message import StoredMessage
 from goosectx.usage import UsageLedger
 
@@ -287,7 +287,7 @@ UNKNOWN_TIME = datetime(1970, 1, 1, tzinfo=UTC)
 """The stand-in for a stored session time that does not parse (``Session.damaged_times``)."""
 
 
-@dataclass(slots=True, eq=False, repr=False)  # compared, printed nowhere (a test)
+@mutable_record  # compared, printed nowhere (a test)
 class Session:
     """A saved session.
 
