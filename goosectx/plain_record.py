@@ -40,6 +40,7 @@ record than ``dataclass``'s own, which wraps each method in a function that make
 from __future__ import annotations
 
 from dataclasses import MISSING, FrozenInstanceError, dataclass, fields
+from functools import partial
 from operator import attrgetter
 from reprlib import recursive_repr
 from typing import Any, TypeVar, dataclass_transform
@@ -118,26 +119,71 @@ def _setstate(self: Any, state: list[Any]) -> None:
         object.__setattr__(self, f.name, value)  # as a frozen dataclass's __setstate__
 
 
-class _LazyInit:
-    """A record's ``__init__`` until it is first used: then compiled and set on the record.
+COMPILE_AT = 16
+"""Values a record makes through the generic ``__init__`` (:class:`_LazyInit`) before it has
+its own compiled: a record made once or twice per command never pays the compile (~0.1 ms)."""
 
-    A non-data descriptor where the class keeps its ``__init__``: making a value or reading
-    ``Record.__init__`` looks it up, so the first of them compiles the method (:func:`_init`)
-    and puts it in its place; from then on the record has a plain ``__init__``.
+
+class _LazyInit:
+    """A record's ``__init__`` until it has made :data:`COMPILE_AT` values, then compiled.
+
+    A non-data descriptor where the class keeps its ``__init__``: making a value looks it up.
+    The first values are made by :meth:`generic`, the same assignments from the same
+    arguments, bound by hand; the one after them, or ``Record.__init__`` read (by
+    :func:`inspect.signature`, say), compiles the method (:func:`_init`) and puts it in its
+    place. Arguments the generic binding does not take as they are (too many, an unknown or
+    a repeated name, a missing one) go to the compiled method: its error is the dataclass's.
     """
 
-    __slots__ = ("record", "frozen")
+    __slots__ = ("record", "frozen", "made", "fields", "names", "post_init")
 
     def __init__(self, record: type[Any], frozen: bool) -> None:
         self.record = record
         self.frozen = frozen
+        self.made = 0
+        self.fields: tuple[Any, ...] | None = None  # (name, default, factory, init) a field
+        self.names: frozenset[str] = frozenset()  # the arguments' names
+        self.post_init = hasattr(record, "__post_init__")
 
     def __get__(self, value: Any, owner: type[Any] | None = None) -> Any:
+        if value is None or self.made >= COMPILE_AT:
+            init = self.compiled()
+            return init if value is None else init.__get__(value, owner)
+        self.made += 1
+        return partial(self.generic, value)
+
+    def compiled(self) -> Any:
+        """The compiled ``__init__``, from now on the record's own."""
         init = _init(self.record, self.frozen)
         init.__qualname__ = f"{self.record.__qualname__}.__init__"
         init.__module__ = self.record.__module__
         setattr(self.record, "__init__", init)  # noqa: B010 - the class's, not a value's
-        return init if value is None else init.__get__(value, owner)
+        return init
+
+    def generic(self, value: Any, *args: Any, **kwargs: Any) -> None:
+        """``__init__(value, *args, **kwargs)`` without a compiled method."""
+        if self.fields is None:
+            self.fields = tuple((f.name, f.default, f.default_factory, f.init)
+                                for f in fields(self.record))
+            self.names = frozenset(f.name for f in fields(self.record) if f.init)
+        given = dict(zip((name for name, *_, init in self.fields if init), args, strict=False))
+        if (len(given) < len(args) or kwargs.keys() - self.names
+                or kwargs.keys() & given.keys()):
+            return self.compiled()(value, *args, **kwargs)  # type: ignore[no-any-return]
+        given.update(kwargs)
+        store = object.__setattr__ if self.frozen else setattr
+        for name, default, factory, init in self.fields:
+            if init and name in given:
+                store(value, name, given[name])
+            elif factory is not MISSING:
+                store(value, name, factory())
+            elif default is not MISSING:
+                store(value, name, default)
+            elif init:  # a missing argument: the compiled method says which
+                return self.compiled()(value, *args, **kwargs)  # type: ignore[no-any-return]
+        if self.post_init:
+            value.__post_init__()
+        return None
 
 
 def _lazy_init(made: type[_T], frozen: bool) -> type[_T]:

@@ -20,7 +20,13 @@ from typing import Any
 import pytest
 
 from goosectx.conversation import Conversation, Message
-from goosectx.plain_record import compared_record, mutable_record, plain_record
+from goosectx.plain_record import (
+    COMPILE_AT,
+    compared_record,
+    frozen_record,
+    mutable_record,
+    plain_record,
+)
 from goosectx.providers.base import ContextLimit
 from goosectx.session import Session, TokenCount
 from goosectx.usage import LedgerEntry, Usage
@@ -98,3 +104,50 @@ def test_a_record_refuses_what_a_dataclass_refuses() -> None:
         pass
 
     assert Empty() is not Empty() and dataclasses.fields(Empty) == ()
+
+
+def _fields_of(value: Any) -> dict[str, Any]:
+    return {f.name: getattr(value, f.name, "<unset>") for f in dataclasses.fields(value)}
+
+
+@pytest.mark.parametrize("decorator", [plain_record, mutable_record, compared_record,
+                                       frozen_record])
+def test_the_first_values_and_the_later_ones_are_made_as_the_dataclass_makes_them(
+        decorator: Any) -> None:
+    made: list[str] = []
+
+    def tag() -> list[str]:
+        made.append("tag")
+        return made
+
+    class Record:
+        """Fields of every kind a record may have (a frozen_record: no init=False one)."""
+
+        name: str
+        size: int = 3
+        tags: list[str] = field(default_factory=tag)
+        if decorator is not frozen_record:
+            note: str = field(default="n", init=False)
+
+        def __post_init__(self) -> None:
+            made.append(f"post {self.name}")
+
+    record = decorator(Record)
+    twin = _twin(record, frozen=decorator is frozen_record)
+    calls: list[tuple[tuple[Any, ...], dict[str, Any]]] = [
+        (("a",), {}), (("a", 5), {}), ((), {"name": "b", "tags": ["x"]}), (("c",), {"size": 1}),
+        ((), {}), (("a", 1, [], "x"), {}), (("a",), {"name": "b"}), (("a",), {"nope": 1}),
+        (("a",), {"note": "x"})]
+    for _ in range(COMPILE_AT // len(calls) + 2):  # the generic __init__, then the compiled one
+        for args, kwargs in calls:
+            outcomes = []
+            for cls in (record, twin):
+                made.clear()
+                try:
+                    value = cls(*args, **kwargs)
+                except TypeError as exc:
+                    outcomes.append(str(exc).replace(cls.__qualname__, "Record"))
+                else:
+                    outcomes.append((_fields_of(value), list(made)))
+            assert outcomes[0] == outcomes[1], (args, kwargs)
+    assert "__init__" in vars(record) and inspect.isfunction(vars(record)["__init__"])
