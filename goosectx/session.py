@@ -6,13 +6,15 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from goosectx.conversation import Conversation, Message
 from goosectx.lazy_pattern import LazyPattern
 from goosectx.plain_record import compared_record, mutable_record
-from goosectx.stored_message import StoredMessage
 from goosectx.usage import UsageLedger
+
+if TYPE_CHECKING:  # an import's messages only: a command that loads a session never needs it
+    from goosectx.stored_message import StoredMessage
 
 SESSION_ID = LazyPattern(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
 """What a session id may be: it becomes a file name (``locks/<id>.lock``), so no ``/``, no
