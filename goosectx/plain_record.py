@@ -11,7 +11,8 @@ record is compared and printed nowhere (tests/test_settings_plain_records.py). P
 types stay ``frozen``: their immutability is read by tests at run time.
 ``@mutable_record`` is the same at run time for a record whose fields are assigned to (the
 settings, a session, a scan's working state): ``@dataclass(slots=True, eq=False, repr=False)``
-as mypy reads it too.
+as mypy reads it too. ``@value_record`` is ``@dataclass(slots=True)`` (a session's state:
+compared and printed), its ``__eq__`` and ``__repr__`` made as :func:`frozen_record` makes them.
 
 ``@compared_record`` is the same for a value that is compared (and may be hashed) but never
 printed — a compaction plan, its budget and request, a flattened line, a file action: the
@@ -284,6 +285,26 @@ def _methods(cls: type[Any], hashed: bool) -> dict[str, Any]:
     return {"__repr__": recursive_repr()(__repr__), "__eq__": __eq__,
             "__hash__": __hash__ if hashed else None, "__setattr__": __setattr__,
             "__delattr__": __delattr__, "__getstate__": _getstate, "__setstate__": _setstate}
+
+
+@dataclass_transform()
+def value_record(cls: type[_T]) -> type[_T]:
+    """``cls`` as ``dataclass(slots=True)`` makes it: compared and printed, unhashable.
+
+    A :func:`mutable_record` with the ``__eq__`` and ``__repr__`` of :func:`frozen_record`
+    (closures over the field names) and ``__hash__ = None``, as a dataclass that compares and
+    is not frozen has.
+    """
+    made = _lazy_init(dataclass(slots=True, init=False, eq=False, repr=False)(cls), frozen=False)
+    methods = _methods(made, hashed=False)
+    for name in ("__eq__", "__repr__"):
+        methods[name].__qualname__ = f"{made.__qualname__}.{name}"
+        methods[name].__module__ = made.__module__
+        setattr(made, name, methods[name])
+    record: Any = made
+    record.__hash__ = None
+    record.__dataclass_params__.repr = record.__dataclass_params__.eq = True
+    return made
 
 
 def _frozen(cls: type[_T], hashed: bool) -> type[_T]:

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from goosectx.conversation import Conversation, Message
 from goosectx.lazy_pattern import LazyPattern
-from goosectx.plain_record import compared_record, mutable_record
+from goosectx.plain_record import compared_record, mutable_record, value_record
 from goosectx.usage import UsageLedger
 
 if TYPE_CHECKING:  # an import's messages only: a command that loads a session never needs it
@@ -155,7 +155,7 @@ CALIBRATION_WINDOW = 15
 holds more (an imported file) is cut to its newest."""
 
 
-@dataclass(slots=True)
+@value_record  # compared (an import's round trip) and printed (a failing test)
 class SessionState:
     """Per-session state that survives a restart (stored as the session's ``state_json``).
 

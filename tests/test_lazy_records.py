@@ -28,7 +28,7 @@ from goosectx.plain_record import (
     plain_record,
 )
 from goosectx.providers.base import ContextLimit
-from goosectx.session import Session, TokenCount
+from goosectx.session import Session, SessionState, TokenCount
 from goosectx.usage import LedgerEntry, Usage
 
 
@@ -151,3 +151,21 @@ def test_the_first_values_and_the_later_ones_are_made_as_the_dataclass_makes_the
                     outcomes.append((_fields_of(value), list(made)))
             assert outcomes[0] == outcomes[1], (args, kwargs)
     assert "__init__" in vars(record) and inspect.isfunction(vars(record)["__init__"])
+
+
+def test_a_session_state_compares_and_prints_as_its_dataclass_twin() -> None:
+    twin = _twin(SessionState)  # dataclass(slots=True): eq and repr, unhashable
+    assert str(inspect.signature(SessionState)) == str(inspect.signature(twin))
+    values = [{}, {"auto_compaction_paused": True, "pause_reason": "r"},
+              {"calibration": {"m": [1.0]}, "context_figure": [5, 0, 2]}]
+    for one in values:
+        assert repr(SessionState(**one)).replace("SessionState", "X") == repr(
+            twin(**one)).replace(twin.__qualname__, "X")
+        for other in values:
+            assert (SessionState(**one) == SessionState(**other)) == (one == other)
+        with pytest.raises(TypeError, match="unhashable"):
+            hash(SessionState(**one))
+    assert SessionState().__eq__(twin()) is NotImplemented
+    state = SessionState()
+    state.compaction_failures = 2  # fields are assigned to
+    assert state != SessionState() and state == SessionState(compaction_failures=2)
