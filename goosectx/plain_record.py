@@ -40,6 +40,7 @@ record than ``dataclass``'s own, which wraps each method in a function that make
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import MISSING, FrozenInstanceError, dataclass, fields
 from functools import partial
 from operator import attrgetter
@@ -74,6 +75,24 @@ def compared_record(cls: type[_T]) -> type[_T]:
     hashed = _values(tuple(f.name for f in fields(record)
                            if (f.compare if f.hash is None else f.hash)))
 
+    _put(made, _eq_hash(compared, hashed))
+    params = made.__dataclass_params__  # type: ignore[attr-defined]
+    params.eq = params.unsafe_hash = True
+    return made
+
+
+def _put(made: type[Any], methods: dict[str, Any]) -> None:
+    """Set ``methods`` on ``made``, each named as a method of its own (``None``: as it is)."""
+    for name, method in methods.items():
+        if method is not None and name not in ("__getstate__", "__setstate__"):
+            method.__qualname__ = f"{made.__qualname__}.{name}"
+            method.__module__ = made.__module__
+        setattr(made, name, method)
+
+
+def _eq_hash(compared: Callable[[Any], Any], hashed: Callable[[Any], Any]) -> dict[str, Any]:
+    """A dataclass's ``__eq__`` and ``__hash__``: of the tuples ``compared`` / ``hashed`` give."""
+
     def __eq__(self: Any, other: Any) -> Any:
         if other.__class__ is self.__class__:
             return compared(self) == compared(other)
@@ -82,13 +101,7 @@ def compared_record(cls: type[_T]) -> type[_T]:
     def __hash__(self: Any) -> int:
         return hash(hashed(self))
 
-    for method in (__eq__, __hash__):
-        method.__qualname__ = f"{made.__qualname__}.{method.__name__}"
-        method.__module__ = made.__module__
-        setattr(made, method.__name__, method)
-    params = made.__dataclass_params__  # type: ignore[attr-defined]
-    params.eq = params.unsafe_hash = True
-    return made
+    return {"__eq__": __eq__, "__hash__": __hash__}
 
 
 def _values(names: tuple[str, ...]) -> Any:
@@ -258,14 +271,7 @@ def _methods(cls: type[Any], hashed: bool) -> dict[str, Any]:
     if len(names) < 2:
         raise TypeError(f"{cls.__name__}: a frozen_record has two fields or more")
     values = attrgetter(*names)
-
-    def __eq__(self: Any, other: Any) -> Any:
-        if other.__class__ is self.__class__:
-            return values(self) == values(other)
-        return NotImplemented
-
-    def __hash__(self: Any) -> int:
-        return hash(values(self))
+    compare = _eq_hash(values, values)
 
     def __repr__(self: Any) -> str:
         shown = ", ".join(f"{name}={value!r}" for name, value in zip(names, values(self),
@@ -282,8 +288,8 @@ def _methods(cls: type[Any], hashed: bool) -> dict[str, Any]:
             raise FrozenInstanceError(f"cannot delete field {name!r}")
         super(cls, self).__delattr__(name)
 
-    return {"__repr__": recursive_repr()(__repr__), "__eq__": __eq__,
-            "__hash__": __hash__ if hashed else None, "__setattr__": __setattr__,
+    return {"__repr__": recursive_repr()(__repr__), "__eq__": compare["__eq__"],
+            "__hash__": compare["__hash__"] if hashed else None, "__setattr__": __setattr__,
             "__delattr__": __delattr__, "__getstate__": _getstate, "__setstate__": _setstate}
 
 
@@ -297,23 +303,15 @@ def value_record(cls: type[_T]) -> type[_T]:
     """
     made = _lazy_init(dataclass(slots=True, init=False, eq=False, repr=False)(cls), frozen=False)
     methods = _methods(made, hashed=False)
-    for name in ("__eq__", "__repr__"):
-        methods[name].__qualname__ = f"{made.__qualname__}.{name}"
-        methods[name].__module__ = made.__module__
-        setattr(made, name, methods[name])
+    _put(made, {name: methods[name] for name in ("__eq__", "__repr__", "__hash__")})
     record: Any = made
-    record.__hash__ = None
     record.__dataclass_params__.repr = record.__dataclass_params__.eq = True
     return made
 
 
 def _frozen(cls: type[_T], hashed: bool) -> type[_T]:
     made = dataclass(slots=True, init=False, repr=False, eq=False)(cls)
-    for name, method in _methods(made, hashed).items():
-        if method is not None and name not in ("__getstate__", "__setstate__"):
-            method.__qualname__ = f"{made.__qualname__}.{name}"
-            method.__module__ = made.__module__
-        setattr(made, name, method)
+    _put(made, _methods(made, hashed))
     params = made.__dataclass_params__  # type: ignore[attr-defined]
     params.repr = params.eq = params.frozen = True
     return _lazy_init(made, frozen=True)
