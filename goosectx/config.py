@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
@@ -35,7 +35,7 @@ from goosectx.config_values import (
 from goosectx.errors import ConfigError
 from goosectx.extension_settings import ExtensionSettings, apply_extension_settings
 from goosectx.permission_rules import PermissionRules, parse_permissions
-from goosectx.plain_record import plain_record
+from goosectx.plain_record import mutable_record, plain_record
 
 # The value parsers live in goosectx/config_values.py; callers import them from here too.
 __all__ = [
@@ -103,7 +103,7 @@ class ModelConfig:
     supports_vision: bool | None = None
 
 
-@dataclass(slots=True, eq=False, repr=False)  # compared, printed nowhere (a test)
+@mutable_record  # compared, printed nowhere (a test)
 class Settings:
     """Resolved settings.
 

@@ -13,7 +13,7 @@ message model and its two projections"). Design after goose 1.45 (``Message``,
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from typing import Any
 
 from goosectx.attachment import Attachment
@@ -46,6 +46,7 @@ from goosectx.parts import (
     plain_part,
     plain_parts,
 )
+from goosectx.plain_record import mutable_record
 
 __all__ = [
     "CONDENSED_PAIRS",
@@ -79,7 +80,7 @@ __all__ = [
 ]
 
 
-@dataclass(slots=True, eq=False, repr=False)  # compared, printed nowhere (a test)
+@mutable_record  # compared, printed nowhere (a test)
 class Conversation:
     """An ordered list of messages: the full history, visible or not.
 

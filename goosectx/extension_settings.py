@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import math
 import shlex
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
 from goosectx.errors import ConfigError
 from goosectx.lazy_pattern import LazyPattern
+from goosectx.plain_record import mutable_record
 
 DEFAULT_TOOL_BUDGET_RATIO = 0.10
 ENV_NAME = LazyPattern(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -35,7 +36,7 @@ def leading_envs(words: list[str]) -> tuple[dict[str, str], list[str]]:
     return envs, rest
 
 
-@dataclass(slots=True, eq=False, repr=False)  # compared, printed nowhere (a test)
+@mutable_record  # compared, printed nowhere (a test)
 class ExtensionSettings:
     """The extension keys of the config file (``Settings.extensions``).
 

@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from goosectx.conversation import Conversation, Message
 from goosectx.lazy_pattern import LazyPattern
-from goosectx.plain_record import compared_record
-from goosectx.stored_message import StoredMessage
+from goosectx.plain_record import compared_record, mutable_record, value_record
 from goosectx.usage import UsageLedger
+
+if TYPE_CHECKING:  # an import's messages only: a command that loads a session never needs it
+    from goosectx.stored_message import StoredMessage
 
 SESSION_ID = LazyPattern(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
 """What a session id may be: it becomes a file name (``locks/<id>.lock``), so no ``/``, no
@@ -153,7 +155,7 @@ CALIBRATION_WINDOW = 15
 holds more (an imported file) is cut to its newest."""
 
 
-@dataclass(slots=True)
+@value_record  # compared (an import's round trip) and printed (a failing test)
 class SessionState:
     """Per-session state that survives a restart (stored as the session's ``state_json``).
 
@@ -287,7 +289,7 @@ UNKNOWN_TIME = datetime(1970, 1, 1, tzinfo=UTC)
 """The stand-in for a stored session time that does not parse (``Session.damaged_times``)."""
 
 
-@dataclass(slots=True, eq=False, repr=False)  # compared, printed nowhere (a test)
+@mutable_record  # compared, printed nowhere (a test)
 class Session:
     """A saved session.
 

@@ -11,11 +11,11 @@ A session keeps two figures (DESIGN.md §2):
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import field
 from datetime import UTC, datetime
 from typing import Any, Literal
 
-from goosectx.plain_record import compared_record, frozen_record
+from goosectx.plain_record import compared_record, frozen_record, mutable_record
 
 CallPurpose = Literal["reply", "compaction", "tool_pairs"]
 
@@ -330,7 +330,7 @@ def _reported_figures(usage: Usage) -> dict[str, Any]:
     return figures
 
 
-@dataclass(slots=True, eq=False, repr=False)  # compared, printed nowhere (a test)
+@mutable_record  # compared, printed nowhere (a test)
 class UsageLedger:
     """All billed calls of a session plus its ``current`` context figure.
 

@@ -10,29 +10,32 @@ never import litellm.
 import sys
 from typing import Annotated, Any
 
-import typer
+from goosectx.cli.collector import cycle_collector_paused
 
-from goosectx import __version__
-from goosectx.cli.dispatch import dispatch
-from goosectx.cli.endings import closed_output, exit_now
-from goosectx.cli.extension_options import WithExtOpt, WithRemoteOpt, extensions_app, flags
-from goosectx.cli.options import (
-    STATE,
-    ConfigOpt,
-    ContinueOpt,
-    HistoryOpt,
-    MaxCostOpt,
-    ModelOpt,
-    ModeOpt,
-    NameOpt,
-    OutputFormat,
-    ResumeOpt,
-    SessionArg,
-    Strategy,
-    settings,
-)
-from goosectx.cli.sessions_app import sessions_app
-from goosectx.config_values import MAX_TURNS
+with cycle_collector_paused(frozen_after=True):  # no collection walks what they make (~4 ms)
+    import typer
+
+    from goosectx import __version__
+    from goosectx.cli.dispatch import dispatch
+    from goosectx.cli.endings import closed_output, exit_now
+    from goosectx.cli.extension_options import WithExtOpt, WithRemoteOpt, extensions_app, flags
+    from goosectx.cli.options import (
+        STATE,
+        ConfigOpt,
+        ContinueOpt,
+        HistoryOpt,
+        MaxCostOpt,
+        ModelOpt,
+        ModeOpt,
+        NameOpt,
+        OutputFormat,
+        ResumeOpt,
+        SessionArg,
+        Strategy,
+        settings,
+    )
+    from goosectx.cli.sessions_app import sessions_app
+    from goosectx.config_values import MAX_TURNS
 
 _APP_SETTINGS: dict[str, Any] = {
     "name": "goosectx",

@@ -1,6 +1,7 @@
 """Python's cycle collector around goosectx's long-lived objects (docs/architecture.md §8).
 
-A one-shot command over a whole session pauses it (:func:`cycle_collector_paused`); a long
+The command line's start-up imports and a one-shot command over a whole session pause it
+(:func:`cycle_collector_paused`); a long
 resumed session is frozen out of its walks and full collections stay off for the process
 (:func:`keep_out_of_collections`); each turn's cycles are then freed when it ends
 (:func:`after_turn`).
@@ -19,7 +20,7 @@ if TYPE_CHECKING:
 
 
 @contextlib.contextmanager
-def cycle_collector_paused() -> Iterator[None]:
+def cycle_collector_paused(*, frozen_after: bool = False) -> Iterator[None]:
     """Pause Python's cycle collector for a one-shot command over a whole session.
 
     ``sessions import`` and ``compact`` make millions of objects that live until the command
@@ -27,6 +28,13 @@ def cycle_collector_paused() -> Iterator[None]:
     the CPU at 10k-100k messages). A resumed session's load is the same: its messages live as
     long as the REPL or ``run`` (5 full collections while loading 100k messages, ~20 % of the
     load's CPU). The collector is back on afterwards (tests run in-process).
+
+    ``frozen_after``: what was made meanwhile is frozen (``gc.freeze``) before the collector is
+    back on, for the command line's start-up imports (``cli/app.py``): what an import makes
+    (modules, classes, functions, typer's option objects) lives as long as the process, and
+    the young collections walked it again and again while typer and the commands' modules
+    loaded (~20 of them, ~4 ms of CPU at every start); back on without a freeze, the first
+    collection walked all of it once more.
     """
     collecting = gc.isenabled()
     gc.disable()
@@ -34,6 +42,8 @@ def cycle_collector_paused() -> Iterator[None]:
         yield
     finally:
         if collecting:
+            if frozen_after:
+                gc.freeze()
             gc.enable()
 
 

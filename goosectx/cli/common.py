@@ -6,7 +6,6 @@ import contextlib
 import os
 import shlex
 import sys
-from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -15,6 +14,7 @@ from goosectx.cli.collector import cycle_collector_paused, keep_out_of_collectio
 from goosectx.cli.sanitize import one_line_safe
 from goosectx.config import Settings
 from goosectx.errors import GoosectxError, SessionNotFound, UsageError
+from goosectx.plain_record import mutable_record
 from goosectx.session import NAME_MAX_CHARS, Session, name_problem
 from goosectx.store import SessionStore
 
@@ -156,7 +156,7 @@ def waiting_notice(text: str) -> None:
         sys.stderr.flush()
 
 
-@dataclass(slots=True, eq=False, repr=False)  # compared, printed nowhere (a test)
+@mutable_record  # compared, printed nowhere (a test)
 class OpenSession:
     """A session opened for driving: the store, the loaded session and its lock."""
 

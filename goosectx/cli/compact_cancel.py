@@ -8,16 +8,16 @@ not called a cancel.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from typing import NoReturn
 
 import typer
 
 from goosectx.cli.exit_signals import exit_status, received_name
 from goosectx.errors import CompactionCancelled, GoosectxError
+from goosectx.plain_record import mutable_record
 
 
-@dataclass(eq=False, repr=False)  # compared, printed nowhere (a test)
+@mutable_record  # compared, printed nowhere (a test)
 class Progress:
     """What ``goosectx compact`` did so far in this process."""
 

@@ -10,12 +10,13 @@ compactions, whatever each summariser writes.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from goosectx.compaction.constraint_change import SUPERSEDED, request_lines
 from goosectx.compaction.cuts import word_head
 from goosectx.compaction.file_record import FileRecord, carry_file_line
 from goosectx.lazy_pattern import LazyPattern
+from goosectx.plain_record import mutable_record
 
 ANSWERED_NEXT_STEP = "None: the last request was answered; wait for the user's next message."
 """``next_step`` when the summarised part ends with an answer (no pending tool call)."""
@@ -104,7 +105,7 @@ _WORK = "current work: "
 """Starts the ``earlier`` note of a summary's current work: only the newest one is kept."""
 
 
-@dataclass(slots=True, eq=False, repr=False)  # compared, printed nowhere (a test)
+@mutable_record  # compared, printed nowhere (a test)
 class Facts:
     """Everything the summary is made from, gathered in one pass."""
 

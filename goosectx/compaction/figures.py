@@ -11,7 +11,7 @@ of every request both are given.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING
 
 from goosectx.budget import SpendingCap
@@ -19,6 +19,7 @@ from goosectx.compaction import calibration
 from goosectx.compaction.budget import Budget, settings_budget
 from goosectx.compaction.guard import CompactionGuard
 from goosectx.config import DEFAULT_CONTEXT_LIMIT_TOKENS, Settings
+from goosectx.plain_record import mutable_record
 from goosectx.providers.base import ContextLimit, Provider, ToolSchema
 from goosectx.session import Session, TokenCount
 from goosectx.tokens import ContextBreakdown, TokenCounter
@@ -30,7 +31,7 @@ if TYPE_CHECKING:
     from goosectx.tools.definitions import ToolExtras, ToolList
 
 
-@dataclass(slots=True, eq=False, repr=False)  # compared, printed nowhere (a test)
+@mutable_record  # compared, printed nowhere (a test)
 class RequestContext:
     """The fixed part of every request.
 

@@ -9,10 +9,11 @@ such a line back from an earlier summary (:mod:`goosectx.compaction.carry`).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from goosectx.compaction.actions import WRITE_VERBS
 from goosectx.lazy_pattern import LazyPattern
+from goosectx.plain_record import mutable_record
 
 NOT_CHANGED = "not changed"
 """What a file line says when every attempt to change the file failed or was rejected."""
@@ -26,7 +27,7 @@ _FAILED_RUNS = LazyPattern(r"\b(?:maybe )?(created|written|edited|deleted) by "
 command ran, but it may have failed before or at the write: ``false && echo x > f``)."""
 
 
-@dataclass(slots=True, eq=False, repr=False)  # compared, printed nowhere (a test)
+@mutable_record  # compared, printed nowhere (a test)
 class FileRecord:
     """What was done to one file: verbs with their counts, failed attempts, the code written.
 

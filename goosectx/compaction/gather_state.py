@@ -16,7 +16,6 @@ depend on it); otherwise the scan starts again from the first message (:class:`C
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import Any, TypeVar, cast
 
 from goosectx.compaction.carry import Facts
@@ -25,6 +24,7 @@ from goosectx.compaction.file_record import FileRecord
 from goosectx.compaction.fixed_errors import FailingTests
 from goosectx.compaction.memo import CallFacts, ScanMemo
 from goosectx.conversation import Message, TextContent, ToolRequest
+from goosectx.plain_record import mutable_record
 
 KEPT_CALLS = 16
 """The newest calls named by their place in the view (older ones are searched for)."""
@@ -37,7 +37,7 @@ class CannotResume(Exception):
     """The state cannot give the scan's exact outcome: scan from the first message."""
 
 
-@dataclass(slots=True, eq=False, repr=False)  # compared, printed nowhere (a test)
+@mutable_record  # compared, printed nowhere (a test)
 class Resumed:
     """A scan's state as :func:`restore` makes it (the loop's variables of ``gather_facts``)."""
 

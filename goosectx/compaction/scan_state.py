@@ -20,13 +20,13 @@ import json
 import zlib
 from array import array
 from collections.abc import Sequence
-from dataclasses import dataclass
 from operator import attrgetter
 from typing import Any, Protocol
 
 from goosectx.compaction.scan_build import build_digest
 from goosectx.conversation import Message
 from goosectx.digests import sha256
+from goosectx.plain_record import mutable_record
 
 SCAN_STATE_VERSION = 3
 """The kept state's format, combined with :func:`~.scan_build.build_digest` (which changes
@@ -47,7 +47,7 @@ class ScanCache(Protocol):
         """Keep ``data``, the state before the message ``boundary_id`` (failures are ignored)."""
 
 
-@dataclass(slots=True, eq=False, repr=False)  # compared, printed nowhere (a test)
+@mutable_record  # compared, printed nowhere (a test)
 class Checkpoint:
     """The scan of a view's first ``at`` messages, as a later scan resumes it.
 

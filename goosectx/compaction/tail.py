@@ -12,7 +12,7 @@ Pure functions: nothing here changes a session.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from itertools import compress
 from typing import TYPE_CHECKING
 
@@ -28,6 +28,7 @@ from goosectx.conversation import (
     ToolRequest,
     ToolResponse,
 )
+from goosectx.plain_record import mutable_record
 
 if TYPE_CHECKING:  # types only: a dry run never imports the events
     from goosectx.events import CompactionTrigger
@@ -45,7 +46,7 @@ Measure = Callable[[Message], int]
 """The calibrated token estimate of one message (per-message overhead included)."""
 
 
-@dataclass(slots=True, eq=False, repr=False)  # compared, printed nowhere (a test)
+@mutable_record  # compared, printed nowhere (a test)
 class Split:
     """A compaction's working set.
 

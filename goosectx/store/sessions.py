@@ -43,13 +43,13 @@ from goosectx.store.rows import INSERT_MESSAGE, message_row, metadata_json
 from goosectx.store.scan_state import ScanStateStore
 from goosectx.store.search import SearchStore
 from goosectx.store.session_lookup import SessionLookup
-from goosectx.stored_message import StoredMessage
 from goosectx.testhooks import pause_point
 from goosectx.usage import UsageLedger
 
 if TYPE_CHECKING:  # the listing loads with ``sessions list``, the locks with a lock
     from goosectx.store.listing import SessionSummary
     from goosectx.store.locks import LockHolder, SessionLock
+    from goosectx.stored_message import StoredMessage  # (an import's: ``sessions import``)
 
 IMPORT_PAGE_CACHE_KIB = 16 * 1024
 """SQLite's page cache while an import is saved (KiB; its default is 2 MB). The index of
