@@ -4,7 +4,8 @@ The part of the session recorder (:class:`~goosectx.recorder.SessionRecorder`) a
 needs, without the events.
 
 Counts only (``message_state`` rows, migration 8; docs/architecture.md §8): up to
-:data:`BULK_COUNTS` in the caller's transaction, more on a background thread.
+:data:`BULK_COUNTS` in the caller's transaction, more on a background thread — which a front
+end may hold back until it is idle (:attr:`CountSaver.defer_bulk`).
 """
 
 from __future__ import annotations
@@ -36,11 +37,24 @@ class CountSaver:
         """Where new token counts come from (``ContextManager.take_fresh_token_counts``);
         they are stored after each model call, each compaction, and on :meth:`save_counts`."""
         self._saver: threading.Thread | None = None
+        self.defer_bulk = False
+        """True: a batch of more than :data:`BULK_COUNTS` waits for :meth:`start_deferred`
+        (the REPL: once its prompt is drawn), or a :meth:`save_counts` that waits. Its save
+        (0.4 s of CPU and the store's writer lock at 100k messages, the first turn after a
+        resume) then runs while the user reads, not between the answer's last chunk and the
+        prompt."""
+        self._deferred: dict[str, TokenCount] = {}
+
+    @property
+    def has_deferred(self) -> bool:
+        """Whether a batch of counts waits for :meth:`start_deferred`."""
+        return bool(self._deferred)
 
     def save_counts(self, *, wait: bool = False) -> None:
         """Store the token counts made since the last save.
 
-        Up to :data:`BULK_COUNTS` in one transaction here; more in the background.
+        Up to :data:`BULK_COUNTS` in one transaction here; more in the background (held back
+        while :attr:`defer_bulk`, unless ``wait``).
 
         Args:
             wait: Also wait for a background save to end (before the process ends).
@@ -51,10 +65,18 @@ class CountSaver:
             counts = counts_of_messages(messages, counts, self.session.token_counts)
             if counts:
                 self.store.save_token_counts(self.session.id, counts)
-        elif counts:  # checked on the saving thread, against the messages as they are now
-            self._save_in_background(dict(counts), list(messages))
+        elif counts:  # checked on the saving thread, against the messages as they are then
+            self._deferred.update(counts)
+        if wait or not self.defer_bulk:
+            self.start_deferred()
         if wait:
             self.wait_for_counts()
+
+    def start_deferred(self) -> None:
+        """Start storing the batch of counts held back (:attr:`defer_bulk`), if any."""
+        counts, self._deferred = self._deferred, {}
+        if counts:
+            self._save_in_background(counts, list(self.session.conversation.messages))
 
     def _save_in_background(self, counts: dict[str, TokenCount],
                             messages: list[Message]) -> None:

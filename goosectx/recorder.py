@@ -20,7 +20,8 @@ messages (one transaction). A large batch — an old
 history counted at first need, e.g. the first turn after resuming an imported session — is
 stored on a background thread with its own connection, a transaction per :data:`BULK_COUNTS`
 rows, so the prompt does not wait for it (:meth:`SessionRecorder.wait_for_counts` before the
-process ends); that part is :class:`~goosectx.count_saver.CountSaver`, which a dry run uses alone.
+process ends; the REPL starts it once its next prompt is drawn, ``defer_bulk``); that part
+is :class:`~goosectx.count_saver.CountSaver`, which a dry run uses alone.
 
 A write that fails (a full disk) leaves its event pending, and every later event waits behind
 it: each :meth:`SessionRecorder.record` first retries the pending events in order, so the store

@@ -39,7 +39,7 @@ from goosectx.cli.prompt_editor import editor_for
 from goosectx.cli.render import TranscriptRenderer
 from goosectx.cli.repl_mentions import redacted_message
 from goosectx.cli.repl_opening import draw_opening
-from goosectx.cli.resume_load import BackgroundLoad, compose_pre_run
+from goosectx.cli.resume_load import BackgroundLoad, after_render, compose_pre_run
 from goosectx.cli.resume_tail import draw_resumed
 from goosectx.cli.shell_escape_cmd import is_escape_line, run_escape
 from goosectx.cli.terminal import ReplIO
@@ -115,9 +115,7 @@ class Repl:
         self.io = io
         self.resumed = resumed
         self.full_history = full_history
-        self.recorder = SessionRecorder(store, session)
-        self.recorder.fresh_token_counts = self._fresh_token_counts
-        self.recorder.redact = DraftRedact(lambda: self.agent.reply_redact())
+        self.recorder = self.new_recorder(session)
         self.renderer = TranscriptRenderer(io.console, plain=io.plain,
                                            show_reasoning=settings.show_reasoning)
         self.renderer.unsaved = lambda: self.recorder.unsaved  # (the recorder may be replaced)
@@ -151,6 +149,18 @@ class Repl:
             input=io.input, output=io.output,
             editor=editor_for(settings, lambda line: self.renderer.notice(line, style="yellow")),
             redact=self.redact_input, interrupted=self._how_to_leave)
+
+    def new_recorder(self, session: Session) -> SessionRecorder:
+        """The recorder of ``session`` as this REPL drives it (also after ``/resume``).
+
+        A large batch of token counts (an old history counted at first need) is stored once
+        the next prompt is drawn (:meth:`_read`), not between a turn's last chunk and it.
+        """
+        recorder = SessionRecorder(self.store, session)
+        recorder.fresh_token_counts = self._fresh_token_counts
+        recorder.redact = DraftRedact(lambda: self.agent.reply_redact())
+        recorder.defer_bulk = True
+        return recorder
 
     # -- building the agent --------------------------------------------------------------
     def _runtime_agent(self, approve: ApprovalFn) -> Agent:
@@ -266,11 +276,14 @@ class Repl:
             pre_run = repl_extensions.take_pre_run(self)
             if later is not None and later.pending:
                 pre_run = compose_pre_run(later.pre_run, pre_run)
+            if self.recorder.has_deferred:  # once the prompt is drawn
+                pre_run = compose_pre_run(pre_run, after_render(self.recorder.start_deferred))
             line = self._prompt.prompt(pre_run=pre_run, default=repl_outcome.unsent(self))
             problem = history_problem(self._prompt)
             if problem is not None:
                 self.renderer.notice(problem, style="yellow")
             return replace_surrogates(line)  # a byte not UTF-8 (Latin-1 terminal) → U+FFFD
+        self.recorder.start_deferred()
         return replace_surrogates(self.io.read_plain_line())
 
     def _how_to_leave(self) -> None:

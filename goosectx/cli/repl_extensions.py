@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from prompt_toolkit.completion import CompleteEvent, Completer, Completion, merge_completers
 from prompt_toolkit.document import Document
 
+from goosectx.cli.resume_load import after_render
 from goosectx.cli.sanitize import one_line_safe, terminal_safe
 
 Flags = tuple[tuple[str, ...], tuple[str, ...]]
@@ -208,13 +209,7 @@ def take_pre_run(repl: Repl) -> Any:
     manager = repl.extensions
     if manager is None or manager.started:
         return None
-
-    def kick() -> None:  # prompt-toolkit's pre_run: the first render comes next
-        import asyncio
-
-        asyncio.get_event_loop().call_soon(manager.start)
-
-    return kick
+    return after_render(manager.start)
 
 
 def resource_mentions(repl: Repl, text: str) -> list[Any]:

@@ -26,7 +26,6 @@ from goosectx.cli.sessions_list import NEWEST_IN_REPL, damaged_note, named, prin
 from goosectx.cli.sessions_names import names_shown
 from goosectx.cli.start_warnings import start_warnings
 from goosectx.errors import GoosectxError, SessionNotFound, UsageError
-from goosectx.recorder import DraftRedact, SessionRecorder
 from goosectx.session import Session
 
 if TYPE_CHECKING:
@@ -108,6 +107,7 @@ def resume(repl: Repl, ref: str) -> None:
     session, lock = lock_and_load(store, target)
     old = repl.session
     repl.recorder.save_counts()
+    repl.recorder.start_deferred()  # the old session's, held for a prompt it will not reach
     kept = session_is_kept(store, old.id, resumed=repl.resumed)
     if not kept:
         store.remove(old.id)
@@ -145,9 +145,7 @@ def _switch(repl: Repl, session: Session) -> None:
     """Drive ``session`` from now on: a new recorder and agent; output numbers restart."""
     repl.session = session
     repl.resumed = True
-    repl.recorder = SessionRecorder(repl.store, session)
-    repl.recorder.fresh_token_counts = repl._fresh_token_counts
-    repl.recorder.redact = DraftRedact(lambda: repl.agent.reply_redact())
+    repl.recorder = repl.new_recorder(session)
     repl.loader.close()  # the old session's tools end with it (the shell tool's namespace)
     repl.loader = repl_agent.new_loader(repl)
     repl.renderer.seed_numbers(session.conversation, fresh=True)

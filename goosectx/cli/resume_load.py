@@ -17,6 +17,7 @@ would. See docs/architecture.md ("The print path").
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from goosectx.cli.common import load_to_resume
@@ -161,6 +162,20 @@ class BackgroundLoad:
         session.token_counts = loaded.token_counts
         self._loaded = None
         self._repl.show_loaded()
+
+
+def after_render(step: Callable[[], object]) -> Callable[[], None]:
+    """A prompt ``pre_run`` that runs ``step`` once the prompt's first render is done.
+
+    (prompt-toolkit draws right after its ``pre_run``, before its loop runs anything.)
+    """
+
+    def kick() -> None:
+        import asyncio
+
+        asyncio.get_event_loop().call_soon(step)
+
+    return kick
 
 
 def compose_pre_run(*steps: Any) -> Any:
