@@ -103,7 +103,8 @@ class CompactionGuard:
             self.state.compaction_failures = 0
         elif wanted == "llm":
             self.on_failed()
-        self._judged_step_tokens = self._step_tokens if trigger == "auto" else None
+        # A reactive compaction lifts a pause: the same judgement may set it again.
+        self._judged_step_tokens = self._step_tokens if trigger != "manual" else None
         self._loop_tokens = self._step_tokens = None  # the next step is measured afresh
         if trigger in ("auto", "reactive"):
             self.state.judge_input_tokens = tokens_before
