@@ -287,6 +287,11 @@ _CARRIED_SECTIONS = ("files", "files changed", "user messages", "errors and fixe
                      "commands run", "user constraints", "open to-do items")
 
 
+_FILE_LINE = LazyPattern(r"- (`+)(.+?)(?<!`)\1(?!`)(?:: (.*))?$")
+"""A ``Files`` line: the path in a code span (its fence as long as :func:`inline_code` made it),
+then what was done to it."""
+
+
 def carried_lines(summary_text: str, names: tuple[str, ...]) -> list[str]:
     """The non-blank lines of the sections ``names`` (lower case) of ``summary_text``."""
     sections = _sections(summary_text)
@@ -323,12 +328,15 @@ def carry_forward(text: str, facts: Facts) -> None:
         facts.earlier.append(" ".join(text.split()))
         return
     for line in [*sections.get("files", []), *sections.get("files changed", [])]:
-        fm = re.match(r"- `([^`]+)`(?:: (.*))?$", line)
+        fm = _FILE_LINE.match(line)
         if fm:
-            record = facts.files.get(fm.group(1)) or same_file(facts, fm.group(1))
+            path = fm.group(2)  # a code span of any fence (``a`b.py``: a path with a backtick)
+            if path.startswith(" ") and path.endswith(" ") and not path.isspace():
+                path = path[1:-1]  # the padding inline_code adds (CommonMark strips it)
+            record = facts.files.get(path) or same_file(facts, path)
             if record is None:
-                record = facts.files[fm.group(1)] = FileRecord(fm.group(1))
-            carry_file_line(fm.group(2) or "", record)
+                record = facts.files[path] = FileRecord(path)
+            carry_file_line(fm.group(3) or "", record)
     lifted = [line[2:].strip() for line in sections.get("user constraints", [])
               if line.startswith("- ") and line.rstrip().endswith(SUPERSEDED)]
     for line in sections.get("user messages", []):
