@@ -23,7 +23,7 @@ import re
 from collections.abc import Collection, Sequence
 
 from goosectx.compaction.actions import actions_from_tool_call, inline_code, normalize_tool_name
-from goosectx.compaction.blocks import one_line_code
+from goosectx.compaction.blocks import contained, one_line_code
 from goosectx.compaction.carry import (
     FACTS_MARK,
     LATER_PASSED,
@@ -294,8 +294,13 @@ def _titled(*lines: list[str]) -> list[tuple[str, list[str]]]:
 
 
 def _render(sections: list[tuple[str, list[str]]]) -> str:
-    """The facts text: each section with lines, its heading, a blank line and the lines."""
-    return "\n\n".join(f"## {title} {FACTS_MARK}\n\n" + "\n".join(lines)
+    """The facts text: each section with lines, its heading, a blank line and the lines.
+
+    Each line is :func:`~goosectx.compaction.blocks.contained` on its own: a constraint, an
+    error or a to-do item that starts a block (``<pre> blocks must stay``) would otherwise
+    have the rest of the summary, and the user messages re-sent after it, read as markup.
+    """
+    return "\n\n".join(f"## {title} {FACTS_MARK}\n\n" + "\n".join(map(contained, lines))
                        for title, lines in sections if lines)
 
 
