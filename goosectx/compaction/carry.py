@@ -20,6 +20,7 @@ from goosectx.lazy_pattern import LazyPattern
 ANSWERED_NEXT_STEP = "None: the last request was answered; wait for the user's next message."
 """``next_step`` when the summarised part ends with an answer (no pending tool call)."""
 _SUMMARY_SECTION = LazyPattern(r"^## (.+?)\s*$", re.M)
+_FENCE = LazyPattern(r" {0,3}(`{3,}|~{3,})")
 FACTS_MARK = "(from the transcript)"
 """Ends the heading of each facts section merged into a summary (:mod:`.facts`)."""
 EXTRACTIVE_MARK = "Extractive summary (no model)"
@@ -270,11 +271,18 @@ def same_file(facts: Facts, path: str) -> FileRecord | None:
 
 
 def _sections(text: str) -> dict[str, list[str]]:
-    """A summary's non-blank lines by ``##`` heading (lower case, without the facts mark)."""
+    """A summary's non-blank lines by ``##`` heading (lower case, without the facts mark).
+
+    A ``##`` line inside a code block a field holds (the model's code) starts no section.
+    """
     sections: dict[str, list[str]] = {}
     current = None
+    fence = ""
     for line in text.splitlines():
-        m = _SUMMARY_SECTION.match(line)
+        f = _FENCE.match(line)
+        if f and (not fence or f.group(1).startswith(fence)):
+            fence = "" if fence else f.group(1)
+        m = None if fence else _SUMMARY_SECTION.match(line)
         if m:
             current = m.group(1).lower().removesuffix(FACTS_MARK.lower()).strip()
             sections.setdefault(current, [])
