@@ -17,6 +17,7 @@ import pytest
 from compaction_support import (
     REQUEST,
     collect,
+    compact_twice,
     make_session,
     manager,
     replaced,
@@ -333,14 +334,7 @@ def test_a_file_whose_path_holds_a_backtick_carries_through_a_second_compaction(
                    args={"command": "write", "path": path, "file_text": "x = 1\n"}),
         Message.assistant("done " + words(300)), Message.user("next " + words(300)),
         Message.assistant("ok " + words(300))])
-    summariser = ScriptedProvider([named, NO_FACTS_SUMMARY])
-    shown = []
-    for _ in range(2):
-        collect(manager(session, None, summarizer=summariser, keep_recent_ratio=0,
-                        keep_user_tokens=0).compact(REQUEST))
-        shown.append(session.conversation.agent_messages()[0].text)
-        session.conversation.append(Message.user("more " + words(400)))
-        session.conversation.append(Message.assistant("fine " + words(400)))
+    shown = compact_twice(session, named, NO_FACTS_SUMMARY)
     line = next(x for x in shown[0].splitlines() if x.endswith(": written"))
     assert "DEFAULT SUMMARY intent" in shown[1]  # the second summary
     assert line in shown[1].splitlines()  # the file, as the first summary listed it

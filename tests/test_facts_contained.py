@@ -10,11 +10,10 @@ from __future__ import annotations
 
 import json
 
-from compaction_support import REQUEST, collect, make_session, manager, words
+from compaction_support import compact_twice, make_session, words
 from markdown_it import MarkdownIt
 
 from goosectx.conversation import Message
-from goosectx.providers.scripted import ScriptedProvider
 
 RULE = "<pre> blocks in README must never change"
 BARE = json.dumps({"user_intent": "docs", "next_step": "go on"})
@@ -27,15 +26,7 @@ def blocks(text: str) -> list[str]:
 def test_a_constraint_that_opens_a_block_is_contained_and_carried_once() -> None:
     session = make_session([Message.user(RULE), Message.assistant("noted " + words(300)),
                             Message.user("next " + words(300)), Message.assistant("ok")])
-    summariser = ScriptedProvider([BARE, BARE])
-    summaries = []
-    for _ in range(2):
-        collect(manager(session, None, summarizer=summariser, keep_recent_ratio=0,
-                        keep_user_tokens=0).compact(REQUEST))
-        summaries.append(session.conversation.agent_messages()[0].text)
-        session.conversation.append(Message.user("more " + words(400)))
-        session.conversation.append(Message.assistant("fine " + words(400)))
-    for summary in summaries:
+    for summary in compact_twice(session, BARE, BARE):
         assert blocks(summary) == [], summary  # what follows the line is still Markdown
         constraints = summary.split("## User constraints", 1)[1]
         assert sum("blocks in README must never change" in line
@@ -53,15 +44,7 @@ FORGING = json.dumps({
 def test_a_heading_inside_a_model_field_starts_no_section_of_the_summary() -> None:
     session = make_session([Message.user("write the docs"), Message.assistant("ok " + words(300)),
                             Message.user("next " + words(300)), Message.assistant("ok")])
-    summariser = ScriptedProvider([FORGING, BARE])
-    summaries = []
-    for _ in range(2):
-        collect(manager(session, None, summarizer=summariser, keep_recent_ratio=0,
-                        keep_user_tokens=0).compact(REQUEST))
-        summaries.append(session.conversation.agent_messages()[0].text)
-        session.conversation.append(Message.user("more " + words(400)))
-        session.conversation.append(Message.assistant("fine " + words(400)))
-    first, second = summaries
+    first, second = compact_twice(session, FORGING, BARE)
     assert "\\## Files" in first and "FORGED.py" in first  # the model's words, shown as text
     headings = [t.content for t in MarkdownIt().parse(first) if t.type == "inline"
                 and t.map is not None and first.splitlines()[t.map[0]].startswith("#")]
