@@ -263,8 +263,14 @@ def merge_facts(summary_text: str, head: Sequence[Message], *, max_tokens: int,
                    if c not in kept]
     todos = [f"- {t}" for k, t in newest_todos(tail, facts.pending).items()
              if not k.startswith(MODEL_PENDING) and _todo_text(t) not in kept]
+    # Each line contained on its own: a constraint, error or to-do item that starts a block
+    # (``<pre> blocks must stay``) would have the rest of the summary, and the user messages
+    # re-sent after it, read as markup.
+    errors, commands, constraints, todos = ([contained(line) for line in lines] for lines in
+                                            (errors, commands, constraints, todos))
     step = facts.stated_step  # kept whole, its room taken first
-    step_text = _render([(STEP_TITLE, [f"- {step}"])]) if step and step not in kept else ""
+    step_text = (_render([(STEP_TITLE, [contained(f"- {step}")])]) if step and step not in kept
+                 else "")
     if step_text:
         max_tokens = max(0, max_tokens - counter.count_kept_text(step_text + "\n\n"))
     path_lines = [f"- {one_line_code(p)}: {v}" for p, v in paths]
@@ -294,13 +300,8 @@ def _titled(*lines: list[str]) -> list[tuple[str, list[str]]]:
 
 
 def _render(sections: list[tuple[str, list[str]]]) -> str:
-    """The facts text: each section with lines, its heading, a blank line and the lines.
-
-    Each line is :func:`~goosectx.compaction.blocks.contained` on its own: a constraint, an
-    error or a to-do item that starts a block (``<pre> blocks must stay``) would otherwise
-    have the rest of the summary, and the user messages re-sent after it, read as markup.
-    """
-    return "\n\n".join(f"## {title} {FACTS_MARK}\n\n" + "\n".join(map(contained, lines))
+    """The facts text: each section with lines, its heading, a blank line and the lines."""
+    return "\n\n".join(f"## {title} {FACTS_MARK}\n\n" + "\n".join(lines)
                        for title, lines in sections if lines)
 
 
