@@ -90,3 +90,17 @@ def orphans(view: list[Message]) -> list[str]:
             if p.id not in seen:
                 bad.append(f"response {p.id}")
     return bad
+
+
+def compact_twice(session: Session, *replies: str) -> list[str]:
+    """Two manual compactions of ``session`` (goose's layout: no tail, nothing re-sent), the
+    summariser answering ``replies``, with a long exchange between them; the two summaries."""
+    summariser = ScriptedProvider(list(replies))
+    summaries = []
+    for _ in range(2):
+        collect(manager(session, None, summarizer=summariser, keep_recent_ratio=0,
+                        keep_user_tokens=0).compact(REQUEST))
+        summaries.append(session.conversation.agent_messages()[0].text)
+        session.conversation.append(Message.user("more " + words(400)))
+        session.conversation.append(Message.assistant("fine " + words(400)))
+    return summaries

@@ -17,6 +17,7 @@ import pytest
 from compaction_support import (
     REQUEST,
     collect,
+    compact_twice,
     make_session,
     manager,
     replaced,
@@ -319,3 +320,22 @@ def test_the_problem_note_counts_this_spans_errors_and_says_one_tool_call() -> N
         problem = _problem_line(session.conversation.agent_messages()[0].text)
         carried = "" if k == 1 else f" ({k - 1} more carried from earlier summaries)"
         assert f" with 1 tool call and 1 error{carried}." in problem, problem
+
+
+@pytest.mark.parametrize("path", ["src/we`ird.py", "`quoted`.py"])
+def test_a_file_whose_path_holds_a_backtick_carries_through_a_second_compaction(
+        path: str) -> None:
+    """Its line is ``- ``src/we`ird.py``: written`` (a longer fence); it was not read back."""
+    named = json.dumps({"user_intent": "config loader",
+                        "files": [{"path": path, "summary": "written"}]})
+    session = make_session([
+        Message.user("make the loader"),
+        *tool_pair("ok", name="text_editor",
+                   args={"command": "write", "path": path, "file_text": "x = 1\n"}),
+        Message.assistant("done " + words(300)), Message.user("next " + words(300)),
+        Message.assistant("ok " + words(300))])
+    shown = compact_twice(session, named, NO_FACTS_SUMMARY)
+    line = next(x for x in shown[0].splitlines() if x.endswith(": written"))
+    assert "DEFAULT SUMMARY intent" in shown[1]  # the second summary
+    assert line in shown[1].splitlines()  # the file, as the first summary listed it
+    assert sum(path in x for x in shown[1].splitlines()) == 1  # once, not under a mangled name

@@ -70,10 +70,16 @@ def in_process_run(text: str, **options: Any) -> tuple[int, str, str]:
 
 def shell_call_turn(server: FakeServer, work: Path, monkeypatch: pytest.MonkeyPatch,
                     commands: list[str], *, limit: int, task: str, name: str, answer: str,
-                    summary_usage: dict[str, int] | None = None) -> str:
+                    summary_usage: dict[str, int] | None = None,
+                    storm_pause: bool = True) -> str:
     """One ``run`` turn in ``work`` with a ``limit``-token context window (tool pairs not
     summarised): the model runs ``commands`` in the shell one by one, then says ``answer``;
-    a compaction's summary is ``SUMMARY_JSON`` (with ``summary_usage``). Returns stderr."""
+    a compaction's summary is ``SUMMARY_JSON`` (with ``summary_usage``). Returns stderr.
+
+    ``storm_pause=False``: results that fill the window compact at every step, as before the
+    storm pause (``decide.storm``), for the tests of what such repeated compactions keep."""
+    if not storm_pause:
+        monkeypatch.setattr("goosectx.compaction.decide.STORM_STEPS", 0)
     monkeypatch.chdir(work)
     monkeypatch.setenv("GOOSE_CONTEXT_LIMIT", str(limit))
     monkeypatch.setenv("GOOSE_TOOL_PAIR_SUMMARIZATION", "false")

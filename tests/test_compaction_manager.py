@@ -20,7 +20,7 @@ from compaction_support import (
 )
 
 from goosectx.compaction.manager import ContextManager
-from goosectx.compaction.prompts import CONTINUATION_TEXTS
+from goosectx.compaction.prompts import CONTINUATION_TEXTS, RESENT_HEADING
 from goosectx.compaction.summary import quoted_reply
 from goosectx.config import ConfigError, Settings, load_settings
 from goosectx.conversation import Message, SystemNotification
@@ -250,10 +250,11 @@ def test_manual_compaction_uses_instructions_and_says_the_last_request_was_answe
         "Notification", "Notification", "HistoryReplaced"]
     assert events[0].kind == "inline" and events[1].kind == "thinking"  # type: ignore[union-attr]
     raw = session.conversation.agent_messages()
-    assert [m.metadata.is_summary for m in raw] == [True, False, False, False]
-    assert [m.text for m in raw[1:3]] == questions
-    assert raw[3].text == CONTINUATION_TEXTS["answered"]
-    assert "answered; wait for the user's next message" in raw[3].text
+    assert [m.metadata.is_summary for m in raw] == [True, False, False, False, False]
+    assert raw[1].text == RESENT_HEADING  # the re-sent messages' own heading
+    assert [m.text for m in raw[2:4]] == questions
+    assert raw[4].text == CONTINUATION_TEXTS["answered"]
+    assert "answered; wait for the user's next message" in raw[4].text
     assert last_answer.id not in {m.id for m in raw}
 
 

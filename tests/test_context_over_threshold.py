@@ -42,3 +42,23 @@ def test_right_after_a_compaction_it_says_the_next_request_goes_as_it_is() -> No
     line = auto_line(2_895, compacted_since_call=True)
     assert "over it by 847 tokens: a compaction just ran, so the next request is sent as it " \
            "is and the one after it compacts first" in line
+
+
+def test_a_threshold_below_the_fixed_part_says_auto_compaction_cannot_help() -> None:
+    """The system prompt and tools alone over the threshold: no compaction can get under it,
+    so /context says so and what to change, instead of "the next request compacts first"."""
+    breakdown = TokenCounter().breakdown(system_prompt="rules " * 1_500, project_instructions="",
+                                         tool_schemas=[], messages=[])
+    facts = ContextFacts(breakdown=breakdown, current_tokens=breakdown.total,
+                         current_is_estimate=True, limit_tokens=4_096, limit_source="config",
+                         threshold_ratio=0.25, threshold_source="GOOSE_AUTO_COMPACT_THRESHOLD",
+                         auto_enabled=True, paused=False, manages_own_context=False)
+    buf = io.StringIO()
+    Console(file=buf, width=1_000, color_system=None).print(context_table(facts))
+    line = next(x for x in buf.getvalue().splitlines() if x.startswith("auto-"))
+    assert line.startswith("auto-compaction at 25% of the limit = 1,024 tokens — it cannot help")
+    assert f"alone take ~{breakdown.system_prompt:,} tokens" in line
+    for fix in ("Raise auto_compact_threshold (now 0.25, GOOSE_AUTO_COMPACT_THRESHOLD)",
+                "larger context window", "/extension remove"):
+        assert fix in line
+    assert "compacts first" not in line

@@ -28,7 +28,8 @@ def test_an_elided_failed_run_keeps_its_exception_line(
         'assert total(3) == 6, f"total(3) expected 6 got {total(3)}"\n')
     commands = ["python3 t.py", *(f"seq {n}00000 {n}03000" for n in range(1, 5))]
     err = shell_call_turn(fake_model, tmp_path, monkeypatch, commands, limit=8000,
-                          task="Fix the off-by-one so t.py passes.", name="el", answer="DONE")
+                          task="Fix the off-by-one so t.py passes.", name="el", answer="DONE",
+                          storm_pause=False)
     assert "context compacted" in err
     main = [r for r in fake_model.requests if not is_summary_call(r)]
     results = [m["content"] for r in main for m in r["messages"] if m["role"] == "tool"]

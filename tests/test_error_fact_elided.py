@@ -31,7 +31,8 @@ def test_the_error_fact_of_an_elided_result_is_its_exception_line(
     (tmp_path / "t.py").write_text(TEST)
     commands = ["python3 t.py", *(f"seq {k}00000 {k}03000" for k in range(1, 8))]
     err = shell_call_turn(fake_model, tmp_path, monkeypatch, commands, limit=8000,
-                          task="make t.py pass", name="el", answer="DONE")
+                          task="make t.py pass", name="el", answer="DONE",
+                          storm_pause=False)
     assert err.count("context compacted") >= 2
     main = [r for r in fake_model.requests if not is_summary_call(r)]
     elided = [n for n, r in enumerate(main) if any(

@@ -34,7 +34,8 @@ def four_big_results(fake_model: FakeServer, tmp_path: Path, monkeypatch: pytest
     isolated_env["config"].write_text("tool_output_max_chars = 40000\n")  # results larger than
     # the 8k window, as before the cap followed the window: their elision is under test
     err = shell_call_turn(fake_model, tmp_path, monkeypatch, [_command(i) for i in range(4)],
-                          limit=8000, task="run the 4 checks", name="ne", answer="DONE")
+                          limit=8000, task="run the 4 checks", name="ne", answer="DONE",
+                          storm_pause=False)
     return fake_model, err
 
 

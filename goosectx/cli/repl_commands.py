@@ -268,8 +268,16 @@ def _history(repl: Repl, view: slash.HistoryView) -> None:
                        f"{plural(len(messages), 'message')}")
     # the view merges and reorders messages: its outputs keep the session's numbers
     repl.renderer.view_numbers = view_numbers(messages, conversation.messages)
+    summaries = {m.id: len(m.content) for m in conversation.messages if m.metadata.is_summary}
     try:
         for m in _escapes_apart(messages, conversation.messages):
+            own = summaries.get(m.id, len(m.content)) if m.metadata.is_summary else 0
+            if 0 < own < len(m.content):  # the user messages re-sent after it, merged into it
+                repl.renderer.message(replace(m, content=m.content[:own]), label="summary")
+                m = replace(m, content=m.content[own:], metadata=replace(
+                    m.metadata, is_summary=False))
+                repl.renderer.message(m, label="earlier user messages, re-sent")
+                continue
             label = "summary" if m.metadata.is_summary else (
                 "continuation" if m.metadata.is_continuation else None)
             repl.renderer.message(m, label=label)

@@ -21,6 +21,7 @@ from goosectx.cli.surface import safe_text
 from goosectx.cli.toolbar import ContextFigure
 from goosectx.cli.words import plural
 from goosectx.compaction.calibration import apply
+from goosectx.compaction.decide import FIXED_PART_CAUSE
 from goosectx.config import Settings
 from goosectx.errors import GoosectxError, ModelNotConfigured
 from goosectx.session import Session
@@ -105,6 +106,16 @@ class ContextFacts:
                     "outside (0, 1); /compact still works")
         at = int(self.limit_tokens * self.threshold_ratio)
         line = f"at {self.threshold_ratio:.0%} of the limit = {at:,} tokens"
+        b = self.breakdown
+        fixed = apply(b.system_prompt + b.project_instructions + b.tool_schemas, self.factor)
+        if fixed >= at and not self.pause_reason.startswith(FIXED_PART_CAUSE):
+            return line + (  # every request is over the threshold before any message
+                f" — it cannot help: the system prompt, project instructions and tool schemas "
+                f"sent with every request alone take ~{fixed:,} tokens, and compaction "
+                "shortens only the conversation. Raise auto_compact_threshold (now "
+                f"{self.threshold_ratio:g}, {self.threshold_source}), use a model with a "
+                "larger context window (/model), or send less with every request (project "
+                "instructions, fewer extensions: /extension remove NAME)")
         if self.paused and self.paused_by_undo:
             return line + (" — paused: a compaction was undone (it would compact the "
                            "same messages again); /compact or /clear resumes it")

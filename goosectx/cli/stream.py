@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
@@ -75,6 +75,9 @@ def markdown_class() -> Any:
 
         def _flatten_tokens(self, tokens: Iterable[Token]) -> Iterable[Token]:
             for token in super()._flatten_tokens(tokens):
+                if token.type in ("html_block", "html_inline"):  # rich drops them: shown as
+                    yield from _html_as_text(token)            # written (the model reads it)
+                    continue
                 if token.type == "link_open":
                     href = str(token.attrs.get("href", ""))
                     token.attrs["href"] = link_target(href, self.markup)
@@ -88,6 +91,22 @@ def markdown_class() -> Any:
                 yield Token("link_close", "a", -1)
 
     return _ImagesAsLinks
+
+
+def _html_as_text(token: Any) -> Iterator[Any]:
+    """An HTML block or inline tag as the text it is (a block as a paragraph of its lines).
+
+    rich's Markdown draws nothing for HTML (a ``<script>`` block or ``<b>`` vanished from an
+    answer or a summary the model reads whole); ``<kbd>`` too is shown as written.
+    """
+    from markdown_it.token import Token
+
+    if token.type == "html_inline":
+        yield Token("text", "", 0, content=token.content)
+        return
+    yield Token("paragraph_open", "p", 1)
+    yield Token("text", "", 0, content=token.content.rstrip("\n"))
+    yield Token("paragraph_close", "p", -1)
 
 
 class _Lines:

@@ -21,6 +21,7 @@ from goosectx.plain_record import mutable_record
 ANSWERED_NEXT_STEP = "None: the last request was answered; wait for the user's next message."
 """``next_step`` when the summarised part ends with an answer (no pending tool call)."""
 _SUMMARY_SECTION = LazyPattern(r"^## (.+?)\s*$", re.M)
+_FENCE = LazyPattern(r" {0,3}(`{3,}|~{3,})")
 FACTS_MARK = "(from the transcript)"
 """Ends the heading of each facts section merged into a summary (:mod:`.facts`)."""
 EXTRACTIVE_MARK = "Extractive summary (no model)"
@@ -271,11 +272,18 @@ def same_file(facts: Facts, path: str) -> FileRecord | None:
 
 
 def _sections(text: str) -> dict[str, list[str]]:
-    """A summary's non-blank lines by ``##`` heading (lower case, without the facts mark)."""
+    """A summary's non-blank lines by ``##`` heading (lower case, without the facts mark).
+
+    A ``##`` line inside a code block a field holds (the model's code) starts no section.
+    """
     sections: dict[str, list[str]] = {}
     current = None
+    fence = ""
     for line in text.splitlines():
-        m = _SUMMARY_SECTION.match(line)
+        f = _FENCE.match(line)
+        if f and (not fence or f.group(1).startswith(fence)):
+            fence = "" if fence else f.group(1)
+        m = None if fence else _SUMMARY_SECTION.match(line)
         if m:
             current = m.group(1).lower().removesuffix(FACTS_MARK.lower()).strip()
             sections.setdefault(current, [])
@@ -286,6 +294,11 @@ def _sections(text: str) -> dict[str, list[str]]:
 
 _CARRIED_SECTIONS = ("files", "files changed", "user messages", "errors and fixes", "errors",
                      "commands run", "user constraints", "open to-do items")
+
+
+_FILE_LINE = LazyPattern(r"- (`+)(.+?)(?<!`)\1(?!`)(?:: (.*))?$")
+"""A ``Files`` line: the path in a code span (its fence as long as :func:`inline_code` made it),
+then what was done to it."""
 
 
 def carried_lines(summary_text: str, names: tuple[str, ...]) -> list[str]:
@@ -324,12 +337,15 @@ def carry_forward(text: str, facts: Facts) -> None:
         facts.earlier.append(" ".join(text.split()))
         return
     for line in [*sections.get("files", []), *sections.get("files changed", [])]:
-        fm = re.match(r"- `([^`]+)`(?:: (.*))?$", line)
+        fm = _FILE_LINE.match(line)
         if fm:
-            record = facts.files.get(fm.group(1)) or same_file(facts, fm.group(1))
+            path = fm.group(2)  # a code span of any fence (``a`b.py``: a path with a backtick)
+            if path.startswith(" ") and path.endswith(" ") and not path.isspace():
+                path = path[1:-1]  # the padding inline_code adds (CommonMark strips it)
+            record = facts.files.get(path) or same_file(facts, path)
             if record is None:
-                record = facts.files[fm.group(1)] = FileRecord(fm.group(1))
-            carry_file_line(fm.group(2) or "", record)
+                record = facts.files[path] = FileRecord(path)
+            carry_file_line(fm.group(3) or "", record)
     lifted = [line[2:].strip() for line in sections.get("user constraints", [])
               if line.startswith("- ") and line.rstrip().endswith(SUPERSEDED)]
     for line in sections.get("user messages", []):

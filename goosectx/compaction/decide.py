@@ -14,7 +14,8 @@ provider's next report):
   more reactive compaction, or ``None`` (at most :data:`MAX_REACTIVE_PER_TURN` a turn).
 * :func:`ineffective` (the figure that triggered an automatic compaction and the provider's
   next reported input) → whether auto-compaction now pauses, and :func:`pause_notice` for the
-  notice. The growth guard is ``growth_base_tokens`` of :func:`decide_auto`.
+  notice. The growth guard is ``growth_base_tokens`` of :func:`decide_auto`. In a tool loop,
+  :func:`storm` (that report and the size of the step that triggered it) pauses it too.
 * :func:`tool_call_cutoff`: when tool-pair summarisation runs.
 """
 
@@ -126,6 +127,42 @@ def ineffective(trigger_tokens: int, reported_input_tokens: int, context_limit_t
     if reported_input_tokens > trigger_tokens * (1.0 - MIN_SAVING_RATIO):
         return True
     return auto_compaction_due(reported_input_tokens, context_limit_tokens, threshold_ratio)
+
+
+STORM_STEPS = 2
+"""A compaction in a tool loop that leaves room for no more steps than this pauses."""
+
+
+def storm(next_input_tokens: int, step_tokens: int, context_limit_tokens: int,
+          threshold_ratio: float) -> bool:
+    """True when an automatic compaction in a tool loop only bought another compaction.
+
+    ``next_input_tokens``: the provider's first report after it; ``step_tokens``: what the
+    step that triggered it added (its reply and tool responses). When :data:`STORM_STEPS` more
+    steps of that size cross the threshold again — and grow the view enough for the growth
+    guard — every step or two would be summarised (a compaction storm); the usual cause is a
+    window too small for the tool responses the model keeps.
+    """
+    if step_tokens <= 0 or not 0.0 < threshold_ratio < 1.0:
+        return False
+    ahead = STORM_STEPS * step_tokens
+    return (ahead >= MIN_GROWTH_RATIO * context_limit_tokens
+            and auto_compaction_due(next_input_tokens + ahead, context_limit_tokens,
+                                    threshold_ratio))
+
+
+def storm_notice(next_input_tokens: int, step_tokens: int, context_limit_tokens: int,
+                 threshold_ratio: float) -> str:
+    """The notice when :func:`storm` paused auto-compaction: the figures, then the fixes."""
+    room = max(0, int(threshold_ratio * context_limit_tokens) - next_input_tokens)
+    return (f"{PAUSED}each step of this tool loop adds about {step_tokens:,} tokens, and the "
+            f"last compaction left room for only {room:,} more below the threshold "
+            f"({round(100 * threshold_ratio)}% of the {context_limit_tokens:,}-token limit; "
+            f"the provider reported {next_input_tokens:,} tokens after it), so the "
+            "conversation would be summarised again every step or two. The turn goes on "
+            "without auto-compaction. To keep compacting, use a model with a larger context "
+            "window (/model or --model), raise auto_compact_threshold, or lower "
+            f"tool_output_max_chars so each tool response adds less. {PAUSE_FIX}")
 
 
 PAUSE_FIX = ("Compacting by hand (/compact in the REPL, goosectx compact SESSION otherwise) "

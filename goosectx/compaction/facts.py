@@ -23,7 +23,7 @@ import re
 from collections.abc import Collection, Sequence
 
 from goosectx.compaction.actions import actions_from_tool_call, inline_code, normalize_tool_name
-from goosectx.compaction.blocks import one_line_code
+from goosectx.compaction.blocks import contained, one_line_code
 from goosectx.compaction.carry import (
     FACTS_MARK,
     LATER_PASSED,
@@ -263,8 +263,14 @@ def merge_facts(summary_text: str, head: Sequence[Message], *, max_tokens: int,
                    if c not in kept]
     todos = [f"- {t}" for k, t in newest_todos(tail, facts.pending).items()
              if not k.startswith(MODEL_PENDING) and _todo_text(t) not in kept]
+    # Each line contained on its own: a constraint, error or to-do item that starts a block
+    # (``<pre> blocks must stay``) would have the rest of the summary, and the user messages
+    # re-sent after it, read as markup.
+    errors, commands, constraints, todos = ([contained(line) for line in lines] for lines in
+                                            (errors, commands, constraints, todos))
     step = facts.stated_step  # kept whole, its room taken first
-    step_text = _render([(STEP_TITLE, [f"- {step}"])]) if step and step not in kept else ""
+    step_text = (_render([(STEP_TITLE, [contained(f"- {step}")])]) if step and step not in kept
+                 else "")
     if step_text:
         max_tokens = max(0, max_tokens - counter.count_kept_text(step_text + "\n\n"))
     path_lines = [f"- {one_line_code(p)}: {v}" for p, v in paths]

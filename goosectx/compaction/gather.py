@@ -114,7 +114,8 @@ def _gather(messages: Sequence[Message], memo: ScanMemo, start: int) -> Facts:
             _index(by_head, facts.errors[carried:])
             tests.add(facts.errors[carried:])
             for text in texts[1:]:  # user messages re-sent after it, merged by the agent view
-                resent_request(text.strip(), facts)
+                if not is_harness_text(text):  # (their heading)
+                    resent_request(text.strip(), facts)
             cut = [r for r in requests_seen if is_shortened(r)]
             in_block = True  # until its continuation: user messages in it are re-sent ones
             continue

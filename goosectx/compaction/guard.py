@@ -32,6 +32,19 @@ class CompactionGuard:
         self.state = state
         self.compacted_since_call = False
         self.notices: list[str] = []
+        self._loop_tokens: int | None = None
+        self._step_tokens: int | None = None
+        self._judged_step_tokens: int | None = None
+
+    def note_current(self, current_tokens: int, *, in_tool_loop: bool) -> None:
+        """Note ``current`` before a model call; in a tool loop, the step's size is the change.
+
+        Between two calls of one tool loop the difference is what a step added (kept in
+        memory, for the storm judgement of :meth:`on_reply`).
+        """
+        last, self._loop_tokens = self._loop_tokens, current_tokens if in_tool_loop else None
+        self._step_tokens = (current_tokens - last
+                             if in_tool_loop and last is not None else None)
 
     def on_reply(self, usage: Usage | None, *, model: str, estimate_tokens: int | None,
                  current_tokens: int, context_limit_tokens: int,
@@ -56,11 +69,22 @@ class CompactionGuard:
             return
         self.state.judge_input_tokens = None
         self.state.growth_base_tokens = current_tokens
-        from goosectx.compaction.decide import ineffective, pause_notice  # (a dry run: none)
+        step, self._judged_step_tokens = self._judged_step_tokens, None
+        from goosectx.compaction.decide import (  # (a dry run: none)
+            ineffective,
+            pause_notice,
+            storm,
+            storm_notice,
+        )
 
-        if (ineffective(judged, usage.input_tokens, context_limit_tokens, threshold_ratio)
-                and not self.state.auto_compaction_paused):
+        if self.state.auto_compaction_paused:
+            return
+        if ineffective(judged, usage.input_tokens, context_limit_tokens, threshold_ratio):
             self._pause(pause_notice(judged, usage.input_tokens, context_limit_tokens,
+                                     threshold_ratio))
+        elif step is not None and storm(usage.input_tokens, step, context_limit_tokens,
+                                        threshold_ratio):
+            self._pause(storm_notice(usage.input_tokens, step, context_limit_tokens,
                                      threshold_ratio))
 
     def strategy(self, wanted: CompactionStrategy) -> CompactionStrategy:
@@ -79,6 +103,9 @@ class CompactionGuard:
             self.state.compaction_failures = 0
         elif wanted == "llm":
             self.on_failed()
+        # A reactive compaction lifts a pause: the same judgement may set it again.
+        self._judged_step_tokens = self._step_tokens if trigger != "manual" else None
+        self._loop_tokens = self._step_tokens = None  # the next step is measured afresh
         if trigger in ("auto", "reactive"):
             self.state.judge_input_tokens = tokens_before
             self.state.growth_base_tokens = tokens_after

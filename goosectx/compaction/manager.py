@@ -121,6 +121,7 @@ class ContextManager(ContextFigures):
         yield from self._guard_notices()
         agent = self.session.conversation.agent_messages()
         current, estimated = self.current_tokens(request)
+        self.guard.note_current(current, in_tool_loop=bool(agent and agent[-1].tool_responses))
         from goosectx.compaction.decide import decide_auto  # (a dry run loads none of decide)
 
         decision = decide_auto(

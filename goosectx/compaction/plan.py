@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from goosectx.compaction.budget import Budget
 from goosectx.compaction.layout import laid_out_tokens, plan_split
+from goosectx.compaction.prompts import RESENT_HEADING_KIND
 from goosectx.compaction.request import SummaryLadder, reserved_output_tokens
 from goosectx.compaction.tail import Split
 from goosectx.conversation import Conversation, Message, repair
@@ -210,12 +211,13 @@ def _kept_since_last_compaction(conversation: Conversation,
 def _only_a_summary(head: Sequence[Message]) -> bool:
     """True when ``head`` is an earlier compaction's summary, its continuation and copies.
 
-    The copies are of the user messages it re-sent; an elided copy of a long message (its
-    middle cut to fit) is content a summary may still shrink.
+    The copies are of the user messages it re-sent (after their heading); an elided copy of a
+    long message (its middle cut to fit) is content a summary may still shrink.
     """
     return all(  # first: it stops at the first message no compaction made (any() cannot)
         m.metadata.compaction_id is not None
         and (m.metadata.is_summary or m.metadata.is_continuation
+             or m.metadata.extra.get("source_kind") == RESENT_HEADING_KIND
              or ("copy_of" in m.metadata.extra and "elided_from_tokens" not in m.metadata.extra))
         for m in head) and any(m.metadata.is_summary for m in head)
 

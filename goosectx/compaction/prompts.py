@@ -70,6 +70,14 @@ CONTINUATION_TEXTS: dict[ContinuationKind, str] = {
     ),
 }
 
+RESENT_HEADING = ("# Earlier user messages\n\nThe user's own earlier messages, re-sent as "
+                  "written (oldest first; a long one cut in the middle, marked). They are not "
+                  "part of the summary above.")
+"""Heads the earlier user messages a compaction re-sends after the summary (agent-only), so
+neither the model nor ``/history agent`` reads them as the summary's last section."""
+RESENT_HEADING_KIND = "resent_heading"
+"""``metadata.extra["source_kind"]`` of the heading message: text of ours, no user request."""
+
 TOOL_PAIRS_SYSTEM_PROMPT = (
     "You write terse one-line notes about tool calls an AI agent made earlier, so that it "
     "remembers what each call did and found without keeping the full output."

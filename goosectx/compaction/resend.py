@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 
 from goosectx.compaction.elision import elide_text
+from goosectx.compaction.prompts import RESENT_HEADING, RESENT_HEADING_KIND
 from goosectx.conversation import Message, MessageMetadata, TextContent, build_message
 
 MIN_CUT_USER_TOKENS = 32
@@ -39,9 +40,21 @@ def stubbed_copy(message: Message) -> Message:
         "msg_" + os.urandom(16).hex(), datetime.now(UTC))
 
 
+def heading_message() -> Message:
+    """The agent-only message that heads the re-sent requests (:data:`RESENT_HEADING`).
+
+    Its ``source_kind`` makes it no user request: a later compaction never re-sends it.
+    """
+    return Message.user(RESENT_HEADING, MessageMetadata.agent_only()).with_metadata(
+        extra={"source_kind": RESENT_HEADING_KIND})
+
+
 def resend(earlier: Sequence[Message], measure: Callable[[Message], int],
            budget_tokens: int) -> list[Message]:
-    """Earlier user requests to re-send: the first, then newest first, returned oldest first.
+    """Earlier user requests to re-send, after their heading: the first, then newest first.
+
+    Returned oldest first, after :func:`heading_message` (counted in ``budget_tokens``; no
+    heading when nothing is re-sent).
 
     The first request (the session's task, or the copy of it an earlier compaction re-sent)
     gets its room first — up to half the budget when others follow, cut in the middle with a
@@ -52,6 +65,10 @@ def resend(earlier: Sequence[Message], measure: Callable[[Message], int],
     """
     first_at = next((i for i, m in enumerate(earlier) if m.is_user_request), None)
     if first_at is None or budget_tokens <= 0:
+        return []
+    heading = heading_message()
+    budget_tokens -= measure(heading)
+    if budget_tokens <= 0:
         return []
     task: list[Message] = []
     left = budget_tokens
@@ -79,7 +96,7 @@ def resend(earlier: Sequence[Message], measure: Callable[[Message], int],
             out.append(cut_copy(m, copy, left, size))
         break
     out.reverse()
-    return task + out
+    return [heading, *task, *out] if task or out else []
 
 
 def cut_copy(original: Message, copy: Message, keep_tokens: int, tokens: int) -> Message:

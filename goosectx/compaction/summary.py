@@ -7,6 +7,7 @@ extractive one) fill this same structure and render it the same way.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -76,6 +77,30 @@ class StructuredSummary:
         return not any(getattr(self, name) for name in SUMMARY_FIELDS) and not self.extra
 
 
+_HEADING = re.compile(r" {0,3}#{1,6}(?:[ \t]|$)")
+_FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
+
+
+def _field(text: str) -> str:
+    """A prose field's text, :func:`contained`, with no line that starts a section.
+
+    A heading line of the field (``## Files``: the model's words, or a tool output it quoted)
+    outside a code block gets a backslash before its ``#``: Markdown shows the ``#`` itself,
+    and a later compaction (:func:`~goosectx.compaction.carry.carry_forward`) does not read
+    the lines under it as the summary's own files, user messages or constraints.
+    """
+    lines = contained(text).split("\n")
+    fence = ""
+    for i, line in enumerate(lines):
+        m = _FENCE.match(line)
+        if m and (not fence or m.group(1).startswith(fence)):
+            fence = "" if fence else m.group(1)
+        elif not fence and _HEADING.match(line):
+            at = line.index("#")
+            lines[i] = f"{line[:at]}\\{line[at:]}"
+    return "\n".join(lines)
+
+
 def _item(text: str) -> list[str]:
     """A list item's lines: ``- `` and the first line, the others indented under it.
 
@@ -92,7 +117,7 @@ def _render_extra(value: Any) -> str:
         return "\n".join(line for v in value if v is not None for line in _item(_render_extra(v)))
     if isinstance(value, dict):
         return "; ".join(f"{k}: {_render_extra(v)}" for k, v in value.items() if v is not None)
-    return json.dumps(value) if isinstance(value, bool) else contained(str(value))
+    return json.dumps(value) if isinstance(value, bool) else _field(str(value))
 
 
 def render_markdown(summary: StructuredSummary) -> str:
@@ -121,7 +146,7 @@ def render_markdown(summary: StructuredSummary) -> str:
         elif isinstance(value, list):
             lines += [line for item in value for line in _item(item)]
         else:
-            lines.append(contained(str(value)))
+            lines.append(_field(str(value)))
     for key, value in summary.extra.items():
         if value in (None, "", [], {}):
             continue

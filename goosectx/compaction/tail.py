@@ -215,12 +215,18 @@ def split(
     newest = next((i for i in range(len(requests) - 1, -1, -1) if requests[i]), None)
     if newest is None:  # (the last request: looked for from the end)
         return Split(msgs, [], answered=answered)
-    if tail_tokens <= 0:
+    if tail_tokens <= 0:  # goose's layout (or a head too small: all summarised), no tail
         out = Split(msgs, [], answered=answered)
-        if trigger != "manual":
-            out.request = stubbed_copy(msgs[newest])
-            _fit_floor(out, [sizes[newest]], measure, ceiling_room_tokens)
-        out.resent = resend(msgs[:newest], measure, min(user_tokens, room_tokens))
+        if trigger == "manual":  # the newest request (answered) is the summary's
+            out.resent = resend(msgs[:newest], measure, min(user_tokens, room_tokens))
+            return out
+        out.request = stubbed_copy(msgs[newest])
+        _fit_floor(out, [sizes[newest]], measure, ceiling_room_tokens)
+        # The re-sent requests get what the copy leaves (all of it counted, as below).
+        copy_tokens = measure(out.request)
+        space = room_tokens if copy_tokens <= room_tokens else ceiling_room_tokens
+        out.resent = resend(msgs[:newest], measure,
+                            min(user_tokens, max(0, space - copy_tokens)))
         return out
     limit = min(tail_tokens, room_tokens)
     starts = pair_boundaries(msgs, requests, paired, clean)
