@@ -285,9 +285,26 @@ class Redactor:
         texts = list(texts)
         return self._check.none_in(texts) and self._check.none_in(
             without_escapes(t) for t in texts if "\x1b" in t) and self._check.none_in(
-            w for t in texts if may_hold_escape(t)
-            for w in Unescaped(t, wide=self._wide).windows(self._margin)
+            w for t in texts if may_hold_escape(t) for w in self.escape_windows(self.reading(t))
         )  # (as :meth:`__call__` reads)
+
+    def reading(self, text: str) -> Unescaped:
+        """``text`` read with its escapes decoded, as :meth:`__call__` reads it."""
+        return Unescaped(text, wide=self._wide)
+
+    def escape_windows(self, reading: Unescaped) -> list[str]:
+        """The pieces of ``reading`` the quick check reads (a form's reach of each escape)."""
+        return reading.windows(self._margin)
+
+    def none_in_batch(self, text: str, windows: Iterable[str]) -> bool:
+        """:meth:`changes_none` of ``text`` whose :meth:`escape_windows` are ``windows``.
+
+        For a caller that reads the escapes of ``text`` for itself too
+        (:meth:`goosectx.redaction_fragments.WithPieces.changes_none`): one reading serves both.
+        """
+        return not self._forms or (
+            self._check.none_in_text(text) and ("\x1b" not in text or self._check.none_in_text(
+                without_escapes(text))) and self._check.none_in(windows))
 
 
 def replaced(text: str, spans: list[tuple[int, int]]) -> str:
