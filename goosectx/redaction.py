@@ -147,12 +147,14 @@ class Redactor:
         searched = [s for s in self.secrets if s not in prefixes.covered]
         forms = sorted({f for s in searched for f in encodings(s)}, key=len, reverse=True)
         self._check = QuickCheck(forms)
-        self._margin = 2 * max((len(f) for f in forms), default=0)  # (solid characters, "%XX")
         self._base64 = {f for s in searched for f in base64_cores(s)}
         self._wide_ends = {f for s in searched for f in wide_hex([s]) + nul_forms(s)}
         self._wide = not all(s.isascii() for s in searched)  # (escapes of others decoded)
         self._forms, self._prefixes = forms, prefixes
         self._searched = set(searched) | {f for s in searched for f in nul_forms(s)}  # %73%00…
+        self._margin = max((sum(3 * len(ch.encode("utf-8", "surrogatepass"))
+                                if f in self._searched or not ch.isalnum() else 1 for ch in f)
+                            for f in forms), default=0)
 
     @functools.cached_property
     def _pattern(self) -> re.Pattern[str] | None:
