@@ -35,6 +35,7 @@ from goosectx.redaction_forms import (
     encodings,
     key_cores,
     nul_forms,
+    shared_hex,
     wide_hex,
 )
 from goosectx.redaction_unescape import Unescaped, may_hold_escape
@@ -146,9 +147,10 @@ class Redactor:
         prefixes = _Prefixes(self.secrets)
         searched = [s for s in self.secrets if s not in prefixes.covered]
         forms = sorted({f for s in searched for f in encodings(s)}, key=len, reverse=True)
-        self._check = QuickCheck(forms)
+        self._check = QuickCheck(forms + [f for s in searched for f in shared_hex(s)])
         self._base64 = {f for s in searched for f in base64_cores(s)}
-        self._wide_ends = {f for s in searched for f in wide_hex([s]) + nul_forms(s)}
+        self._wide_ends = {decoded(_WHITESPACE.sub("", f))  # (as a match is read: a password's
+                           for s in searched for f in wide_hex([s]) + nul_forms(s)}  # space)
         self._wide = not all(s.isascii() for s in searched)  # (escapes of others decoded)
         self._forms, self._prefixes = forms, prefixes
         self._searched = set(searched) | {f for s in searched for f in nul_forms(s)}  # %73%00…

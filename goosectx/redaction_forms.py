@@ -95,11 +95,11 @@ def nul_spread(secret: str) -> str:
 
 
 def nul_forms(secret: str) -> list[str]:
-    r""":func:`nul_spread` of ``secret``, and its UTF-16-LE bytes whole.
+    r""":func:`nul_spread` of ``secret``, and its UTF-16-LE bytes whole (its last NUL too).
 
-    The whole one takes a little-endian key's last NUL with it (``…%4B%00``, ``…K\0``). Not
-    the big-endian one's first: in a little-endian text that NUL is the character's before
-    (``key=\0``), which stays whole; a big-endian key's first NUL stays too.
+    Read with any character percent-encoded (``%73%00…``), and before a key's core (its
+    prefix). Not a big-endian key's first NUL: in a little-endian text that NUL is the
+    character's before (``key=\0``), which stays whole.
     """
     return [nul_spread(secret), utf16(secret)[0].decode("latin-1")]
 
@@ -108,18 +108,27 @@ def wide_forms(secret: str) -> list[str]:
     """The UTF-16 forms of ``secret``: :func:`nul_spread`, hex and base64 of both byte orders.
 
     Base64 at three alignments each, which share their groups two by two (one needle of
-    the quick check serves two, :mod:`goosectx.redaction_check`). The two byte orders' hex of
-    a value under U+0100 (a key) share all but an end: that part, ``006b002d…0079``, is listed
-    too (either case), and the quick check looks for it alone.
+    the quick check serves two, :mod:`goosectx.redaction_check`). A match of the first is
+    widened over the NUL after it (:class:`goosectx.redaction.Redactor`), as one of a
+    big-endian hex form found in a little-endian one is over its last ``00``.
     """
-    little, big = utf16(secret)
-    forms = nul_forms(secret)
-    for data in (little, big):
+    forms = [nul_spread(secret)]
+    for data in utf16(secret):
         forms += [data.hex(), data.hex().upper(), *bytes_base64_forms(data)]
-    if not any(little[1::2]):  # (each character one byte and a NUL)
-        shared = little.hex()[2:-2]
-        forms += [shared, shared.upper()]
     return forms
+
+
+def shared_hex(secret: str) -> list[str]:
+    """What the hex of both byte orders of a value under U+0100 (a key) holds: ``006b…0079``.
+
+    Either case. Not a form the regex looks for (it would leave a character's hex out): the
+    quick check looks for it alone, in place of the two it is in (one needle, not two).
+    """
+    little = utf16(secret)[0]
+    if any(little[1::2]):  # (a character of two bytes)
+        return []
+    shared = little.hex()[2:-2]
+    return [shared, shared.upper()]
 
 
 def wide_hex(prefixes: list[str]) -> list[str]:
