@@ -6,7 +6,9 @@ are redacted from tool output, replies and the debug log.
 Redaction is a backstop, not a guarantee (README, "Security"): :class:`Redactor` replaces
 each value (8+ characters) written literally, base64 at all three alignments, base64url,
 hex (either case) or reversed — a value of 16+ characters also upper-cased and with its ``-``
-and ``_`` dropped, one of 12–15 with a digit in it upper-cased —, each of these with any of
+and ``_`` dropped, one of 12–15 with a digit in it upper-cased; and as UTF-16: a NUL between
+its characters, the hex and base64 of its UTF-16 bytes (:mod:`goosectx.redaction_forms`
+lists them all) —, each of these with any of
 its characters percent-encoded (``%2D`` or ``%2d`` for ``-``, as in a URL's query) and each
 split by whitespace or newlines (``base64`` wraps at 76 columns, ``fold`` anywhere) or by
 terminal escape sequences (``ESC [0m``, a colour reset: a text with an ESC is redacted again
@@ -20,74 +22,28 @@ from __future__ import annotations
 
 import functools
 import re
-import urllib.parse
 from collections.abc import Iterable
 
-from goosectx.redaction_base64 import base64_forms, base64_run
+from goosectx.redaction_base64 import base64_run
 from goosectx.redaction_check import QuickCheck, decoded, spans_with_escapes, without_escapes
+from goosectx.redaction_forms import (
+    KEY_CORE_MIN_CHARS as KEY_CORE_MIN_CHARS,
+)
+from goosectx.redaction_forms import (
+    base64_cores,
+    dropped,
+    encodings,
+    key_cores,
+    nul_forms,
+    shared_hex,
+    wide_hex,
+)
 from goosectx.redaction_unescape import Unescaped, may_hold_escape
 from goosectx.secret_names import MIN_SECRET_CHARS, secret_values
 
 REDACTED = "[REDACTED]"
 _WHITESPACE = re.compile(r"\s+")
-
-
-KEY_CORE_MIN_CHARS = 16
-"""A key's part after its vendor prefix is redacted on its own from this length."""
-_PREFIX_SEGMENT = re.compile(r"[A-Za-z0-9]{1,12}[-_]")
-
-
-def key_cores(secret: str) -> list[str]:
-    """The parts of ``secret`` after each vendor-prefix boundary, 16+ characters long.
-
-    ``sk-proj-Ab3d…`` gives ``proj-Ab3d…`` and ``Ab3d…``: a model that writes the key without
-    its well-known prefix (``sk-proj-``, ``sk-ant-api03-``, ``ghp_``, ``github_pat_``, ``xoxb-``…)
-    still writes the secret part. Boundaries are looked for in the first 24 characters only,
-    after runs of 1–12 letters or digits ended by ``-`` or ``_``.
-    """
-    cores = []
-    pos = 0
-    while pos < 24 and (match := _PREFIX_SEGMENT.match(secret, pos)):
-        pos = match.end()
-        if len(secret) - pos < KEY_CORE_MIN_CHARS:
-            break
-        cores.append(secret[pos:])
-    return cores
-
-
-UPPER_MIN_CHARS = 12
-"""A value with a digit in it is redacted upper-cased too from this length (16 without one)."""
-
-
-def _retyped(secret: str) -> list[str]:
-    """A key as a model may write it again: upper-cased, or with its ``-``/``_`` dropped.
-
-    Both from 16 characters; upper-cased from :data:`UPPER_MIN_CHARS` (12) when it holds a
-    digit (``TOKEN=abcdefghij1234`` echoed through ``tr a-z A-Z``). Not shorter (a password):
-    ``pass-word-1`` would redact every ``password1``, 8–11 upper-cased characters are
-    ordinary text too often (``PASSWORD``, ``AB12CD34``), and so are 12–15 letters alone
-    (``ADMINISTRATOR`` in a log).
-    """
-    if len(secret) >= KEY_CORE_MIN_CHARS:
-        return [secret.upper(), _dropped(secret)]
-    if len(secret) >= UPPER_MIN_CHARS and any(ch.isdigit() for ch in secret):
-        return [secret.upper()]
-    return []
-
-
-def _dropped(text: str) -> str:
-    return text.replace("-", "").replace("_", "")
-
-
-def encodings(secret: str) -> list[str]:
-    """The listed encodings of ``secret`` (itself included), each at least 8 characters."""
-    data = secret.encode("utf-8", "surrogateescape")
-    forms = [secret, secret[::-1], data.hex(), data.hex().upper(),  # (bytes: a value not
-             urllib.parse.quote(data, safe=""), urllib.parse.quote_plus(data)]  # UTF-8 too)
-    forms += base64_forms(secret)
-    forms += _retyped(secret)
-    unique = dict.fromkeys(f for f in forms if len(f) >= MIN_SECRET_CHARS)
-    return sorted(unique, key=len, reverse=True)
+_ZEROS = re.compile(r"\s*(?:00|\x00|%\s*0\s*0)")
 
 
 def _char(ch: str, encodable: bool) -> tuple[str, ...]:
@@ -156,7 +112,7 @@ class _Prefixes:
             core = secret
             while shorter := [c for c in key_cores(core) if c in listed]:
                 core = shorter[-1]
-            if core != secret and len(_dropped(core)) >= MIN_SECRET_CHARS:  # (each form kept)
+            if core != secret and len(dropped(core)) >= MIN_SECRET_CHARS:  # (each form kept)
                 self.covered.add(secret)
                 self.prefixes.add(secret[:len(secret) - len(core)])
 
@@ -168,9 +124,11 @@ class _Prefixes:
         data = [p.encode("utf-8", "surrogateescape") for p in ordered]
         before = [_spaced(p, True) for p in ordered] + [_spaced(d.hex(), False) for d in data]
         before += [_spaced(d.hex().upper(), False) for d in data]
-        before += [_spaced(f, False) for p in ordered for f in (p.upper(), _dropped(p)) if f]
+        before += [_spaced(f, False) for p in ordered for f in (p.upper(), dropped(p)) if f]
+        before += [_spaced(w, True) for p in ordered for w in nul_forms(p)]  # UTF-16: s\0k\0-
+        before += [_spaced(h, False) for h in wide_hex(ordered)]
         after = [_spaced(p[::-1], True) for p in ordered]
-        window = 16 + 6 * max(len(d) for d in data)  # "%XX" a byte, whitespace beside
+        window = 16 + 12 * max(len(d) for d in data)  # "%XX" a UTF-16 byte, whitespace beside
         return (re.compile(r"(?:{})\s*\Z".format("|".join(before))),
                 re.compile(r"\s*(?:{})".format("|".join(after))), window)
 
@@ -189,11 +147,16 @@ class Redactor:
         prefixes = _Prefixes(self.secrets)
         searched = [s for s in self.secrets if s not in prefixes.covered]
         forms = sorted({f for s in searched for f in encodings(s)}, key=len, reverse=True)
-        self._check = QuickCheck(forms)
-        self._margin = 2 * max((len(f) for f in forms), default=0)  # (solid characters, "%XX")
-        self._base64 = {f for s in searched for f in base64_forms(s)}
+        self._check = QuickCheck(forms + [f for s in searched for f in shared_hex(s)])
+        self._base64 = {f for s in searched for f in base64_cores(s)}
+        self._wide_ends = {decoded(_WHITESPACE.sub("", f))  # (as a match is read: a password's
+                           for s in searched for f in wide_hex([s]) + nul_forms(s)}  # space)
         self._wide = not all(s.isascii() for s in searched)  # (escapes of others decoded)
-        self._forms, self._searched, self._prefixes = forms, set(searched), prefixes
+        self._forms, self._prefixes = forms, prefixes
+        self._searched = set(searched) | {f for s in searched for f in nul_forms(s)}  # %73%00…
+        self._margin = max((sum(3 * len(ch.encode("utf-8", "surrogatepass"))
+                                if f in self._searched or not ch.isalnum() else 1 for ch in f)
+                            for f in forms), default=0)
 
     @functools.cached_property
     def _pattern(self) -> re.Pattern[str] | None:
@@ -260,13 +223,16 @@ class Redactor:
         pos = 0
         for match in self._pattern.finditer(text):
             start, end = max(match.start(), pos), match.end()
-            if decoded(_WHITESPACE.sub("", match.group())) in self._base64:
+            squeezed = decoded(_WHITESPACE.sub("", match.group()))
+            if squeezed in self._base64:
                 start, end = base64_run(text, start, end, pos)
             elif before is not None and after is not None:  # a key's prefix beside its core
                 if found := before.search(text, max(pos, start - window), start):
                     start = found.start()
                 if found := after.match(text, end, end + window):
                     end = found.end()
+            if (zeros := _ZEROS.match(text, end)) and squeezed in self._wide_ends:
+                end = zeros.end()  # (UTF-16-BE found in LE: the last character's NUL too)
             if start < end:
                 spans.append((start, end))
                 pos = end
@@ -285,9 +251,26 @@ class Redactor:
         texts = list(texts)
         return self._check.none_in(texts) and self._check.none_in(
             without_escapes(t) for t in texts if "\x1b" in t) and self._check.none_in(
-            w for t in texts if may_hold_escape(t)
-            for w in Unescaped(t, wide=self._wide).windows(self._margin)
+            w for t in texts if may_hold_escape(t) for w in self.escape_windows(self.reading(t))
         )  # (as :meth:`__call__` reads)
+
+    def reading(self, text: str) -> Unescaped:
+        """``text`` read with its escapes decoded, as :meth:`__call__` reads it."""
+        return Unescaped(text, wide=self._wide)
+
+    def escape_windows(self, reading: Unescaped) -> list[str]:
+        """The pieces of ``reading`` the quick check reads (a form's reach of each escape)."""
+        return reading.windows(self._margin)
+
+    def none_in_batch(self, text: str, windows: Iterable[str]) -> bool:
+        """:meth:`changes_none` of ``text`` whose :meth:`escape_windows` are ``windows``.
+
+        For a caller that reads the escapes of ``text`` for itself too
+        (:meth:`goosectx.redaction_fragments.WithPieces.changes_none`): one reading serves both.
+        """
+        return not self._forms or (
+            self._check.none_in_text(text) and ("\x1b" not in text or self._check.none_in_text(
+                without_escapes(text))) and self._check.none_in(windows))
 
 
 def replaced(text: str, spans: list[tuple[int, int]]) -> str:

@@ -33,7 +33,11 @@ def _base64_cores(data: bytes, alphabet: bytes | None) -> list[str]:
 
 def base64_forms(secret: str) -> list[str]:
     """The base64 and base64url cores of ``secret`` (see :func:`_base64_cores`)."""
-    data = secret.encode("utf-8", "surrogateescape")
+    return bytes_base64_forms(secret.encode("utf-8", "surrogateescape"))
+
+
+def bytes_base64_forms(data: bytes) -> list[str]:
+    """The base64 and base64url cores of ``data`` (a secret's UTF-16 bytes too)."""
     return _base64_cores(data, None) + _base64_cores(data, b"-_")
 
 

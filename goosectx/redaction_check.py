@@ -160,7 +160,15 @@ def needles(form: str) -> tuple[bytes, ...]:
         if chars[i] == "%":
             for j in solid[k:k + 3]:
                 out[j] = False
-    runs = "".join(ch if keep else "\0" for ch, keep in zip(chars, out, strict=True)).split("\0")
+    runs: list[str] = []  # (not split at a marker: a wide form holds every character, NUL too)
+    run: list[str] = []
+    for ch, keep in zip(chars, out, strict=True):
+        if keep:
+            run.append(ch)
+        else:
+            runs.append("".join(run))
+            run = []
+    runs.append("".join(run))
     found = sorted((run.encode("utf-8", _ERRORS) for run in runs), key=len, reverse=True)
     if len(found[0]) >= MIN_NEEDLE_BYTES:
         return (found[0],)

@@ -28,7 +28,13 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable
 
-from goosectx.redaction import KEY_CORE_MIN_CHARS, REDACTED, known_redactor, replaced
+from goosectx.redaction import (
+    KEY_CORE_MIN_CHARS,
+    REDACTED,
+    Redactor,
+    known_redactor,
+    replaced,
+)
 from goosectx.redaction_check import joined_batches
 from goosectx.redaction_joined import finder_of
 from goosectx.redaction_separated import separated
@@ -86,14 +92,19 @@ class Fragments:
         vendor prefix, so one block at a multiple of 7 there (``sk-proj`` is not looked for)."""
         self._chars = set("".join(values))
 
-    def found_in(self, text: str) -> bool:
+    def found_in(self, text: str, windows: Iterable[str] | None = None) -> bool:
         r"""True when ``text`` holds a block of a secret (then :meth:`__call__` may change it).
 
-        Read as it is and, with a backslash in it, with its escapes decoded (``\u0073``).
+        Read as it is and, with a backslash in it, with its escapes decoded (``\u0073``):
+        only the reading's ``windows`` around its escapes when given (each reaching 7+ solid
+        characters: a block found in the reading and not in ``text`` holds a decoded
+        character, and lies in one).
         """
         blocks = self._block_texts
         if any(block in text for block in blocks):
             return True
+        if windows is not None:
+            return bool(blocks) and any(block in piece for piece in windows for block in blocks)
         if not blocks or not may_hold_escape(text):
             return False
         tokens = list(escapes(text))  # (one found only in their reading holds one of them)
@@ -194,13 +205,24 @@ class WithPieces:
         at a time (each copy stays in the CPU's cache; one join serves every reading): each
         batch gets ``inner``'s quick check (a form in one text is one in the batch: no form
         holds the joiner, no reading reads across it), then is looked at for a block of a
-        secret and for a list. ``False``: one may hold a secret.
+        secret and for a list. A :class:`~goosectx.redaction.Redactor` reads a batch's escapes
+        once for all three (its windows, the blocks', the NUL separators'). ``False``: one
+        may hold a secret.
         """
         texts = list(texts)
-        check = getattr(self.inner, "changes_none", None)
+        inner = self.inner
+        fragments = self._fragments()
+        if isinstance(inner, Redactor):  # one reading of a batch's escapes serves all three
+            for batch in joined_batches(texts, JOINER):
+                reading = inner.reading(batch)
+                windows = inner.escape_windows(reading) if reading.changed else []
+                if not inner.none_in_batch(batch, windows) or fragments.found_in(
+                        batch, windows) or separated(batch, reading) is not None:
+                    return False
+            return True
+        check = getattr(inner, "changes_none", None)
         if check is None:
             return all(self(t) == t for t in texts)
-        fragments = self._fragments()
         return all(check([batch]) and not fragments.found_in(batch) and separated(batch) is None
                    for batch in joined_batches(texts, JOINER))
 

@@ -46,13 +46,14 @@ _QUOTED = {q: re.compile(f"{q},(?<={q}{_CHAR}{q},)\\s*{q}(?={_CHAR}{q})") for q 
 """By quote: a comma between two quoted characters (``'s', 'k'``; a literal first)."""
 
 
-def separated(text: str) -> Unescaped | None:
-    """``text`` read with its lists of characters and hex bytes joined; ``None``: it has none.
+def separated(text: str, escaped: Unescaped | None = None) -> Unescaped | None:
+    r"""``text`` read with its lists of characters and hex bytes joined; ``None``: it has none.
 
     And with a NUL between characters dropped (UTF-16 read as bytes), look-alike characters
-    read as their plain ones (:mod:`goosectx.redaction_spread`).
+    read as their plain ones (:mod:`goosectx.redaction_spread`). ``escaped``: ``text`` read
+    with its escapes decoded, when the caller has it (a NUL written ``\0`` is one of them).
     """
-    tokens = _quoted(text) + _pairs(text) + _zero_x(text) + nul_tokens(text) \
+    tokens = _quoted(text) + _pairs(text) + _zero_x(text) + nul_tokens(text, escaped) \
         + look_alike_tokens(text)
     if not tokens:
         return None

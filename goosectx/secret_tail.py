@@ -22,9 +22,10 @@ import bisect
 import re
 from collections.abc import Callable, Iterable
 
-from goosectx.redaction import REDACTED, encodings
+from goosectx.redaction import REDACTED
 from goosectx.redaction_base64 import padded_base64
 from goosectx.redaction_check import TERMINAL_ESCAPE
+from goosectx.redaction_forms import encodings, utf16
 from goosectx.redaction_unescape import (
     BACKSLASH_ESCAPE,
     PARTIAL_BACKSLASH,
@@ -85,6 +86,9 @@ class SecretTail:
         # or a secret's every character an escape (``\\u0073``, ``&#x73;``: up to 12, 16 a pair)
         self._squeezed_most = max(self._squeezed_most,
                                   max(map(escape_most_chars, plain), default=0))
+        # or each byte of its UTF-16 percent-encoded (``%73%00%6B%00…``: 6 a character)
+        self._squeezed_most = max(self._squeezed_most,
+                                  max((3 * len(utf16(s)[0]) for s in plain), default=0))
         self.window = 2 * self._squeezed_most
         """Characters at the end of a text that :meth:`start` looks at (whitespace in a
         form as much again as its characters)."""

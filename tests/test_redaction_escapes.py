@@ -70,7 +70,7 @@ def test_random_texts_with_escapes_quick_check_agrees_with_the_regex() -> None:
         if any(slow(t) != t for t in texts):
             held += 1
             assert not redact.changes_none(texts), texts
-    assert held > 80  # (the rounds do hold secrets: 99 of 300)
+    assert held > 60  # (the rounds do hold secrets: 79 of 300; long UTF-16 forms break more)
 
 
 @pytest.mark.parametrize("split", [
