@@ -270,7 +270,8 @@ def suggested_rule(tool_name: str, arguments: Mapping[str, Any]) -> str | None:
     if reads is not None and (kept := _read_only_subcommand(words, reads)):
         return f"shell({' '.join([program, *kept])}*)"  # shell(docker ps*), shell(gh pr list*)
     if (reads is not None or name == "git" and keep[-1] not in GIT_READS
-            or len(keep) == 1 and name not in PREFIX_PROGRAMS):
+            or len(keep) == 1 and name not in PREFIX_PROGRAMS
+            or name in SUBCOMMAND_RUNNERS.keys() - SUBCOMMAND_TOOLS):  # doppler secrets get
         if not all(_PLAIN_WORD.fullmatch(w) for w in words):
             return None  # git log --format='%h %s': no exact rule spells it
         return f"shell({' '.join(words)})"  # no `*`: make CC=…, git log --output=F are asked

@@ -176,6 +176,20 @@ def test_uv_is_offered_only_the_command(command: str, exact: str) -> None:
     assert _offered("uv run pytest -q") == "shell(uv run pytest -q)"  # pytest: OFFERS
 
 
+@pytest.mark.parametrize(("command", "other"), [
+    ("doppler secrets get API_KEY --plain", "doppler secrets delete API_KEY -y"),
+    ("op item get login", "op item delete login"), ("op read op://v/i/f", "op read op://v/i/g"),
+    ("conda install numpy", "conda install ./evil.tar.bz2"),
+    ("ip addr show", "ip addr flush dev eth0"), ("asdf install python", "asdf install evil")])
+def test_a_tool_with_a_run_subcommand_is_offered_only_the_command(command: str,
+                                                                 other: str) -> None:
+    # p at `doppler secrets get` offered shell(doppler secrets*): `doppler secrets delete -y`
+    # then ran unasked (test30c); only tools goosectx knows the subcommands of get a prefix.
+    offered = _offered(command)
+    assert offered == f"shell({command})"
+    assert action(PermissionRules(allow=(offered,)), other, "approve") == "ask"
+
+
 def test_harmless_git_subcommands_keep_their_prefix_rule() -> None:
     assert _offered("git status --short") == "shell(git status*)"
     assert _offered("git rev-parse HEAD") == "shell(git rev-parse*)"
