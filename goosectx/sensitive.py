@@ -37,8 +37,7 @@ SENSITIVE_NAMES: tuple[str, ...] = (
 """File or directory names that are sensitive wherever they appear in a path (shell and REPL
 histories among them: secrets get typed there)."""
 
-SENSITIVE_GLOBS: tuple[str, ...] = (".env*", "*.pem", "*.key", "*.p12", "*.pfx", "id_*",
-                                    "*.tfvars", "*.tfvars.json")
+SENSITIVE_GLOBS: tuple[str, ...] = (".env*", "*.pem", "*.key", "*.p12", "*.pfx", "id_*")
 """Shell patterns matched against each component of a path."""
 
 SENSITIVE_PAIRS: tuple[tuple[str, str], ...] = (

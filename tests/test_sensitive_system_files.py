@@ -20,8 +20,7 @@ SYSTEM = ["/etc/shadow", "/etc/shadow-", "/etc/gshadow", "/etc/sudoers",
 HOME = [".aws/credentials", ".netrc", ".git-credentials", ".pgpass", ".kube/config",
         ".docker/config.json", ".my.cnf", ".mylogin.cnf", ".dockercfg", ".gem/credentials",
         ".composer/auth.json", ".config/composer/auth.json", ".config/rclone/rclone.conf"]
-PROJECT = ["terraform.tfstate", "infra/terraform.tfstate.backup", "prod.tfvars",
-           "env/secrets.auto.tfvars.json", "public/.htpasswd"]
+PROJECT = ["terraform.tfstate", "infra/terraform.tfstate.backup", "public/.htpasswd"]
 
 
 @pytest.mark.parametrize("path", SYSTEM)
