@@ -228,8 +228,9 @@ class RuleMatch:
         uncovered: With no verdict on a shell line the rules can read: the first part no
             allow rule covers (``sort`` of ``grep -rn x src | sort`` under ``shell(grep*)``),
             for the question to name; :attr:`rules` are the ones that cover the others.
-        beyond: With no verdict, when an awk or sed call does more than an allow rule may
-            cover: why (:attr:`goosectx.shell_forms.CommandForms.beyond`).
+        beyond: With no verdict, when an awk or sed call (or an output option: ``sort -o F``)
+            does more than an allow rule may cover: why
+            (:attr:`goosectx.shell_forms.CommandForms.beyond`).
         starter: With :attr:`uncovered`, what starts it when it is a command a wrapper runs
             (``find -exec`` for ``rm`` of ``find . -exec rm {} +`` under ``shell(find*)``),
             ``None`` for a part of the line.

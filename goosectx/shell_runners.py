@@ -355,8 +355,8 @@ def hidden_program(name: str, args: list[str], fed: bool = True,
             None if remote else writes_git_config(name, args, where)):  # ssh dev tee x: not ours
         return why  # git -c core.hooksPath=h; echo … >> .git/config
     if why := pager_keys(name, args) or transfer_commands(name, args, fed) or apt_options(
-            name, args) or launcher_scripts(name, args) or option_writes(name, args) or (
-            given_hidden(name, args)):
+            name, args) or launcher_scripts(name, args) or option_writes(
+            name, args, None if remote else where) or given_hidden(name, args):
         return why  # less '+!cmd' f; ctest -S x.cmake; git diff --output=F
     if name == "env" and any(re.search(r"[\\$]", s) for s, _after in env_split_strings(args)):
         return "env -S splits a string with escapes or variables the rules do not read"
