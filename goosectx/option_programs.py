@@ -334,6 +334,9 @@ OPTIONS: dict[str, tuple[Option, ...]] = {
     "pip download": (Option(Does.INTO, longs=("--dest",), letters="d", valued="drcefi"),),
     "pip wheel": (Option(Does.INTO, longs=("--wheel-dir",), letters="w", valued="wrcefi"),),
     "git grep": (Option(Does.UNTRACKED, longs=("--untracked", "--no-exclude-standard")),),
+    # node --test's report file (node --test alone runs the project's test files)
+    **dict.fromkeys(("node", "nodejs"), (Option(Does.OUTPUT, longs=(
+        "--test-reporter-destination",)),)),
     # a Lua script ncat runs (ssh-keygen's and openssl's libraries: _WRITTEN_FILES)
     "ncat": (Option(Does.RUNS, longs=("--lua-exec",)),),
 }

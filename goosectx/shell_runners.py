@@ -312,8 +312,8 @@ def inline_code(name: str, args: list[str], fed: bool = True) -> str | None:
             i = short.next
         if value is not None:
             codes.append(value)
-    if not codes and skipped:  # node --inspect x.js: x.js was the script
-        return "\n".join(loaded) or None
+    if not codes and (skipped or family in _UNCLUSTERED and "--test" in args):
+        return "\n".join(loaded) or None  # node --inspect x.js; node --test: its test files
     return ("\n".join(codes + loaded) if codes else "") or STDIN
 
 
