@@ -15,6 +15,8 @@ from pathlib import Path
 import pytest
 from rules_support import DENY_RM, shell_verdict
 
+from goosectx.permissions import PermissionRules
+
 
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
@@ -24,6 +26,12 @@ def project(tmp_path: Path) -> Path:
     (work / "src").mkdir()
     (work / "src" / "a.py").write_text("x = 1\n")
     return work
+
+
+def _smart(rule: str, command: str, work: Path) -> tuple[str, str]:
+    verdict = shell_verdict(PermissionRules(allow=(rule,)), command, "smart_approve",
+                            working_dir=work)
+    return verdict.action, verdict.reason
 
 
 @pytest.mark.parametrize("command", ["node --test", "node --test --watch",
@@ -41,3 +49,29 @@ def test_node_reading_its_program_or_writing_a_hook_still_asks(project: Path, co
                                                                said: str) -> None:
     verdict = shell_verdict(DENY_RM, command, "auto", working_dir=project)
     assert verdict.action == "ask" and said in verdict.reason, verdict.reason
+
+
+def test_git_dash_c_the_project_is_git_in_it(project: Path) -> None:
+    for command in (f"git -C {project} status", f"git -C {project}/ status -s",
+                    "git -C . status"):
+        assert _smart("shell(git status*)", command, project)[0] == "run", command
+    for command in ("git -C /tmp status", f"git -C {project} push", "git -C src status"):
+        action, reason = _smart("shell(git status*)", command, project)
+        assert action == "ask" and "covered by no allow rule" in reason, (command, reason)
+
+
+def test_bash_settings_need_no_rule_of_their_own(project: Path) -> None:
+    for command in ("set -o pipefail; make test", "set -euo pipefail; make test",
+                    "set -e\nmake test", "set +x; make"):
+        assert _smart("shell(make*)", command, project) == (
+            "run", "allowed by a permission rule: shell(make*)"), command
+    for command, named in (("set; make test", "set is covered"),
+                           ("set -o vi; make test", "set -o vi is covered"),
+                           ("set -- a b; make test", "set -- a b is covered")):
+        action, reason = _smart("shell(make*)", command, project)
+        assert action == "ask" and named in reason, (command, reason)
+    alone = _smart("shell(make*)", "set -e", project)
+    assert alone[0] == "ask" and "allowed" not in alone[1], alone  # no rule allowed it
+    denied = shell_verdict(PermissionRules(allow=("shell(make*)",), deny=("shell(set*)",)),
+                           "set -o pipefail; make test", "auto", working_dir=project)
+    assert denied.action == "deny", denied.reason
