@@ -75,3 +75,28 @@ def test_bash_settings_need_no_rule_of_their_own(project: Path) -> None:
     denied = shell_verdict(PermissionRules(allow=("shell(make*)",), deny=("shell(set*)",)),
                            "set -o pipefail; make test", "auto", working_dir=project)
     assert denied.action == "deny", denied.reason
+
+
+def test_rsync_excluding_git_runs_under_its_rule(project: Path) -> None:
+    for command in ("rsync -avz --exclude .git ./ dev:/srv/app/",
+                    "rsync -avz --exclude=.git/ ./ dev:/srv/app/"):
+        assert _smart("shell(rsync*)", command, project)[0] == "run", command
+
+
+@pytest.mark.parametrize(("command", "said"), [
+    ("rsync -avz ./ dev:/srv/app/", "./ (holding .git/config) is a sensitive file"),
+    ("rsync -avz --include .git --exclude .git ./ dev:/srv/app/", "holding .git/config"),
+    ("rsync -avz --exclude '*' ./ dev:/srv/app/", "holding .git/config"),
+    ("rsync -avz --exclude .git .git/ dev:/srv/app/", ".git/ (holding .git/config)"),
+    ("rsync -avz --exclude .git ./ ../copy", "../copy is outside the project"),
+])
+def test_rsync_reaching_git_or_outside_still_asks(project: Path, command: str,
+                                                  said: str) -> None:
+    action, reason = _smart("shell(rsync*)", command, project)
+    assert action == "ask" and said in reason, reason
+
+
+def test_rsync_excluding_git_still_asks_about_a_dot_env(project: Path) -> None:
+    (project / ".env").write_text("KEY=1\n")
+    action, reason = _smart("shell(rsync*)", "rsync -avz --exclude .git ./ dev:/srv/", project)
+    assert action == "ask" and "(holding .env)" in reason, reason
