@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from rules_support import DENY_RM, shell_verdict
+from rules_support import DENY_RM, asks_under_deny_rm, shell_verdict
 
 from goosectx.shell_dirs import command_dirs
 
@@ -53,9 +53,7 @@ def test_back_to_the_project_runs(project: Path, command: str) -> None:
 ])
 def test_a_cd_that_may_fail_or_leave_still_asks(project: Path, command: str,
                                                 where: str) -> None:
-    verdict = shell_verdict(DENY_RM, command, "auto", working_dir=project)
-    assert verdict.action == "ask", verdict.reason
-    assert where in verdict.reason, verdict.reason
+    asks_under_deny_rm(project, command, where)
 
 
 def test_after_and_or_in_a_group_the_walk_keeps_both_dirs(project: Path) -> None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from rules_support import DENY_RM, shell_verdict
+from rules_support import DENY_RM, asks_under_deny_rm, shell_verdict
 
 from goosectx.permissions import PermissionRules
 
@@ -64,9 +64,7 @@ def test_an_output_file_in_the_project_runs_under_a_deny_rule(project: Path,
 ])
 def test_an_output_file_protected_or_outside_still_asks(project: Path, command: str,
                                                         said: str) -> None:
-    verdict = shell_verdict(DENY_RM, command, "auto", working_dir=project)
-    assert verdict.action == "ask", verdict.reason
-    assert said in verdict.reason, verdict.reason
+    asks_under_deny_rm(project, command, said)
 
 
 def test_a_directory_is_named_as_one(project: Path) -> None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from rules_support import DENY_RM, shell_verdict
+from rules_support import DENY_RM, asks_under_deny_rm, shell_verdict
 
 from goosectx.permissions import PermissionRules
 
@@ -47,8 +47,7 @@ def test_node_test_runs_under_a_deny_rule(project: Path, command: str) -> None:
 ])
 def test_node_reading_its_program_or_writing_a_hook_still_asks(project: Path, command: str,
                                                                said: str) -> None:
-    verdict = shell_verdict(DENY_RM, command, "auto", working_dir=project)
-    assert verdict.action == "ask" and said in verdict.reason, verdict.reason
+    asks_under_deny_rm(project, command, said)
 
 
 def test_git_dash_c_the_project_is_git_in_it(project: Path) -> None:
