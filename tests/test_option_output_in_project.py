@@ -61,6 +61,10 @@ def test_an_output_file_in_the_project_runs_under_a_deny_rule(project: Path,
     ("sort -o '*.txt' in.txt", "the file named *.txt"),
     ('cd "$X" && sort -o out.txt in.txt', "in a dir not known here"),
     ("ssh dev sort -o out.txt in.txt", "the file named out.txt"),
+    # a link the line makes into the git directory: the output through it lands there
+    ("ln -s .git/hooks h; sort -o h/pre-commit in.txt", "ln links a name to .git/hooks"),
+    ("ln -s .git/hooks h && tsc --outDir h", "ln links a name to .git/hooks"),
+    ("ln -s .git/hooks h; tee h/pre-commit", "ln links a name to .git/hooks"),
 ])
 def test_an_output_file_protected_or_outside_still_asks(project: Path, command: str,
                                                         said: str) -> None:
