@@ -78,7 +78,9 @@ def writes_git_config(name: str, args: list[str], where: Where | None = None) ->
     PATH``, ``cp -t DIR``: :attr:`goosectx.option_table.Does.OUTPUT`, ``INTO``, ``WRITES``),
     the dir ``curl -O`` and ``wget`` save into when no option names one
     (:func:`_saves_here`), the target of ``cp``, ``install``, ``ln``, ``rsync`` (its last
-    operand), every operand of ``mv`` (it removes its sources: ``mv .git/HEAD x``) and of
+    operand), every operand of ``mv`` (it removes its sources: ``mv .git/HEAD x``), what
+    ``ln`` links a name to (``ln -s .git/hooks h; tee h/pre-commit``: a write through the
+    name lands there, a link the decision cannot see yet) and every operand of
     ``truncate`` and ``touch`` (``touch .git/hooks/x`` makes a hook), the files ``chmod``
     changes and ``sed -i``, ``perl -i`` and ``ruby -i`` edit (their backups too: ``sed
     -i'.git/hooks/*' p f`` keeps one as ``.git/hooks/f``), the files an editor opens (``vim -c
@@ -109,7 +111,8 @@ def writes_git_config(name: str, args: list[str], where: Where | None = None) ->
         operands = [a for a in args if not a.startswith("-")]
         into = any(hit.does is Does.INTO for hit in hits)
         paths = [] if into else operands[-1:]
-        removed = operands if name == "mv" else []
+        removed = operands if name == "mv" else operands[:-1] if name == "ln" else []
+        verb = "links a name to" if name == "ln" else verb  # ln -s .git/hooks h; tee h/x
     elif name in ("truncate", "touch"):  # truncate -s0 .git/index, touch .git/hooks/x
         paths = [a for k, a in enumerate(args) if not a.startswith("-") and (
             k == 0 or args[k - 1] not in _VALUED[name])]

@@ -105,13 +105,16 @@ they win over a prefix of another (``--co`` is ``--collect-only``, not ``--cov-r
 ``--lf`` is ``--last-failed``), as argparse takes them. A long option not here is a plugin's,
 whose value :mod:`goosectx.option_writes` judges as a file it may write."""
 _PYTEST = (Option(Does.WRITES, letters="o", valued="kmcpWrn", longs=(
-    "--basetemp", "--junitxml", "--junit-xml", "--debug", "--resultlog", "--result-log",
-    "--report-log", "--log-file", "--html", "--cov-report", "--override-ini", "--confcutdir",
-    "--lf-cache", "--cache-dir")), Option(Does.ARGUMENTS, starts=("@",)),
+    "--basetemp", "--debug", "--cov-report", "--override-ini", "--confcutdir", "--lf-cache",
+    "--cache-dir")), Option(Does.OUTPUT, longs=(
+        "--junitxml", "--junit-xml", "--resultlog", "--result-log", "--report-log", "--log-file",
+        "--html")), Option(Does.ARGUMENTS, starts=("@",)),
            Option(Does.SENDS, longs=("--pastebin",)))
 """pytest options naming a file or dir it writes or empties (``--basetemp`` is deleted first),
-or (``--override-ini``, ``-o``) an ini value that may (``cache_dir``, ``junit_…``); ``@F``
-reads more arguments from F (pytest 8.2+), which may be any of these."""
+or (``--override-ini``, ``-o``) an ini value that may (``cache_dir``, ``junit_…``); the report
+and log files it writes (``--junitxml=F``: judged as a write target under deny rules,
+:mod:`goosectx.option_writes`); ``@F`` reads more arguments from F (pytest 8.2+), which may be
+any of these."""
 TAR_VALUED = "fCbgHIKLNVX"
 """tar's short options that take a value (``-f ARCHIVE``, ``-I PROG``, ``-C DIR`` …)."""
 _TAR = (Option(Does.LIST, longs=("--files-from",), letters="T", valued=TAR_VALUED, bare=True),
@@ -334,6 +337,9 @@ OPTIONS: dict[str, tuple[Option, ...]] = {
     "pip download": (Option(Does.INTO, longs=("--dest",), letters="d", valued="drcefi"),),
     "pip wheel": (Option(Does.INTO, longs=("--wheel-dir",), letters="w", valued="wrcefi"),),
     "git grep": (Option(Does.UNTRACKED, longs=("--untracked", "--no-exclude-standard")),),
+    # node --test's report file (node --test alone runs the project's test files)
+    **dict.fromkeys(("node", "nodejs"), (Option(Does.OUTPUT, longs=(
+        "--test-reporter-destination",)),)),
     # a Lua script ncat runs (ssh-keygen's and openssl's libraries: _WRITTEN_FILES)
     "ncat": (Option(Does.RUNS, longs=("--lua-exec",)),),
 }

@@ -15,14 +15,27 @@ a file but a stream (``sort -o /dev/stdout`` runs; curl's, wget's and patch's:
 takes settings (:attr:`~goosectx.option_table.Does.RUNS`: ``cargo --config``, ``go test
 -exec``, ``mypy --install-types``); and a pytest plugin's option, or a make variable, go
 ``-ldflags`` value or npm option that runs something (:mod:`goosectx.option_values`).
+
+An output file or directory named literally inside the project, no sensitive file (``tsc
+--outDir dist``, ``go test -coverprofile=cover.out``), is no such question under deny and ask
+rules (``shell(rm *)`` has nothing to say about it): it is judged as a write target, as
+``tee``'s are (the git directory, a virtualenv, ``node_modules``:
+:mod:`goosectx.git_config_writes`), and only an allow rule does not cover it
+(:func:`output_beyond`: ``sort -o Makefile`` under ``shell(sort*)`` still asks).
 """
 
 from __future__ import annotations
 
-from goosectx.option_table import CURL_VALUED, JUDGED_OUTPUT, Does, option_hits
+import re
+from pathlib import Path
+
+from goosectx.option_table import CURL_VALUED, JUDGED_OUTPUT, Does, Hit, option_hits
 from goosectx.option_values import option_values
+from goosectx.protected_paths import Where
+from goosectx.sensitive import expand_user
 from goosectx.shell_options import long_option, option_value, short_value, wget_writes
 from goosectx.split_outputs import split_writes
+from goosectx.written_names import sensitive_or_outside
 
 STREAMS = frozenset({"/dev/stdout", "/dev/stderr", "/dev/null"})
 """What an output option may name and write no file."""
@@ -31,11 +44,20 @@ TERMINAL_VALUES = {"--cov-report": frozenset({
 """Values of a writing option that write no file (pytest-cov's report to the terminal)."""
 
 
-def option_writes(name: str, args: list[str]) -> str | None:
+_RUN_TIME = re.compile(r"[$`*?[{\\]")
+"""A value bash may expand (a variable, ``$(…)``, a glob, braces) or unquote: not literal."""
+_DIRECTORY = re.compile(r"-+(?i:[\w-]*dir|[\w-]+-report|cache|cache-location)")
+"""Output options naming a directory (tsc's ``--outDir``, ``cargo --target-dir``, go's
+``-outputdir``, mypy's ``--html-report``, npm's ``--cache``)."""
+
+
+def option_writes(name: str, args: list[str], where: Where | None = None) -> str | None:
     """Why ``name ARGS`` may write files, read whole directories or run something unjudged.
 
     Also the files split and csplit write, a prefix and suffix joined
-    (:func:`goosectx.split_outputs.split_writes`).
+    (:func:`goosectx.split_outputs.split_writes`). ``where``: the project and the dirs the
+    command may run in: an output option's file in the project is no reason
+    (:func:`_in_project`); ``None`` (on another host, say): every one is.
     """
     if why := split_writes(name, args):
         return why
@@ -43,20 +65,58 @@ def option_writes(name: str, args: list[str]) -> str | None:
         if any(long_option(hit.word, option) and hit.value in values
                for option, values in TERMINAL_VALUES.items()):
             continue  # pytest --cov-report=term-missing: printed, no file
+        if _output_file(hit) and _in_project(str(hit.value), where):
+            continue  # tsc --outDir dist: judged as tee's file is (git_config_writes)
         if hit.does in (Does.WRITES, Does.WHOLE, Does.RUNS, Does.SETS, Does.SENDS,
-                        Does.UNTRACKED) or hit.does is Does.OUTPUT and hit.value is not None and (
-                hit.value not in STREAMS and hit.program not in JUDGED_OUTPUT):
-            option, named = hit.word.partition("=")[0], ""
-            if hit.does is Does.OUTPUT and hit.value:  # sort -o lnk, sort -olnk: the file lnk
-                named = f" {hit.value}"
-                glued = not option.startswith("--") and option.endswith(hit.value)
-                option = option[:-len(hit.value)] if glued and option != hit.value else option
-            return f"{hit.program} {option} {hit.does.value}{named}"
+                        Does.UNTRACKED) or _output_file(hit):
+            return _said(hit)
     if name == "curl" and (form := curl_write_out(args)) is not None:
         return f"curl -w {form} writes its output to a file, which the rules do not judge"
     if name == "wget" and (setting := wget_writes(args)) is not None:
         return f"wget -e {setting} writes a file or runs a program, which the rules do not judge"
     return option_values(name, args)
+
+
+def output_beyond(name: str, args: list[str]) -> str | None:
+    """What an output option of ``name ARGS`` writes beyond what an allow rule covers, or ``None``.
+
+    ``sort -o out.txt in.txt`` under ``shell(sort*)``: the rule lets sort read and print, not
+    write ``out.txt`` (:attr:`goosectx.shell_forms.CommandForms.beyond`); curl's, wget's and
+    patch's are their rules' to write (:data:`JUDGED_OUTPUT`).
+    """
+    return next((_said(hit) for hit in option_hits(name, args) if _output_file(hit)), None)
+
+
+def _output_file(hit: Hit) -> bool:
+    """True when ``hit`` is an output option naming a file (no stream) its rule does not judge."""
+    return hit.does is Does.OUTPUT and hit.value is not None and (
+        hit.value not in STREAMS and hit.program not in JUDGED_OUTPUT)
+
+
+def _said(hit: Hit) -> str:
+    """What the option of ``hit`` does: ``sort -o writes its output to the file named F``."""
+    option, named, does = hit.word.partition("=")[0], "", hit.does.value
+    if hit.does is Does.OUTPUT and hit.value:  # sort -o lnk, sort -olnk: the file lnk
+        named = f" {hit.value}"
+        glued = not option.startswith("--") and option.endswith(hit.value)
+        option = option[:-len(hit.value)] if glued and option != hit.value else option
+        if _DIRECTORY.fullmatch(option):  # tsc --outDir dist: the directory named dist
+            does = does.replace("to the file", "into the directory")
+    return f"{hit.program} {option} {does}{named}"
+
+
+def _in_project(path: str, where: Where | None) -> bool:
+    """True when ``path``, written literally, is inside the project and no sensitive file.
+
+    Taken in each dir ``where`` knows (after ``cd "$X"`` a relative path is in none), links
+    followed (:func:`goosectx.written_names.sensitive_or_outside`).
+    """
+    if where is None or not path or _RUN_TIME.search(path):
+        return False
+    if not expand_user(path).is_absolute() and not any(
+            isinstance(base, Path) for base in where.dirs):
+        return False
+    return sensitive_or_outside(path, where) is None
 
 
 def curl_write_out(args: list[str]) -> str | None:

@@ -12,7 +12,7 @@ extension). SPEC depends on the tool:
   matches. A redirection (``> out.txt``) is a part of its own, so
   ``shell(echo *)`` does not allow ``echo x > ~/.bashrc`` (one to or from ``/dev/null`` as
   written names no file and is no part; a ``for NAME in WORDS`` header runs no program and
-  needs no allow rule). Each part is matched in its forms
+  needs no allow rule, nor does ``set -euo pipefail``). Each part is matched in its forms
   (``shell_command.command_forms``): deny and ask rules in any form (quotes, ``/bin/`` paths,
   ``VAR=value`` and wrappers such as ``sudo``/``env``/``xargs`` removed, the inside of
   ``sh -c``), allow rules in the unquoted form only. A trailing ``*`` right after a word
@@ -52,9 +52,11 @@ from goosectx.protected_paths import line_dirs
 from goosectx.rule_offer import suggested_rule
 from goosectx.sed_script import in_place_unnamed
 from goosectx.sensitive import rule_paths
+from goosectx.shell_builtins import sets_shell_options
 from goosectx.shell_command import command_forms, shell_parts
 from goosectx.shell_dirs import Walked
 from goosectx.shell_forms import CommandForms
+from goosectx.shell_git import in_own_dir
 from goosectx.shell_lexer import Part, lex
 from goosectx.shell_program import SYSTEM_PROGRAM, after_keywords
 from goosectx.shell_subcommands import subcommand_forms
@@ -134,7 +136,8 @@ def _shell_subjects(command: str, working_dir: Path, walked: Walked | None = Non
     The second: the index of a plain input redirection's part (:attr:`Part.input_of
     <goosectx.shell_words.Part.input_of>`) → the index of the command it gives FILE to, for
     :func:`match_rules` to let that command's allow rule cover it; a ``for NAME in WORDS``
-    header's index → :data:`LOOP_HEADER` (no rule need cover it).
+    header's or bash settings' (``set -euo pipefail``) index → :data:`LOOP_HEADER` (no rule
+    need cover it).
     """
     dirs = line_dirs(command, working_dir, walked)  # cd .git && tee HEAD: where each part runs
     kept = [(p, _with_subcommands(f)) for p in lex(command)
@@ -142,7 +145,8 @@ def _shell_subjects(command: str, working_dir: Path, walked: Walked | None = Non
     index = {id(p): k for k, (p, _f) in enumerate(kept)}
     owners = {k: index[id(p.input_of)] for k, (p, _f) in enumerate(kept)
               if p.input_of is not None and id(p.input_of) in index}
-    owners |= {k: LOOP_HEADER for k, (p, _f) in enumerate(kept) if _loop_header(p)}
+    owners |= {k: LOOP_HEADER for k, (p, _f) in enumerate(kept) if _loop_header(p) or (
+        sets_shell_options([w.raw for w in after_keywords(p.words, p.piped)]))}  # set -e
     return [f for _p, f in kept], owners
 
 
@@ -228,8 +232,9 @@ class RuleMatch:
         uncovered: With no verdict on a shell line the rules can read: the first part no
             allow rule covers (``sort`` of ``grep -rn x src | sort`` under ``shell(grep*)``),
             for the question to name; :attr:`rules` are the ones that cover the others.
-        beyond: With no verdict, when an awk or sed call does more than an allow rule may
-            cover: why (:attr:`goosectx.shell_forms.CommandForms.beyond`).
+        beyond: With no verdict, when an awk or sed call (or an output option: ``sort -o F``)
+            does more than an allow rule may cover: why
+            (:attr:`goosectx.shell_forms.CommandForms.beyond`).
         starter: With :attr:`uncovered`, what starts it when it is a command a wrapper runs
             (``find -exec`` for ``rm`` of ``find . -exec rm {} +`` under ``shell(find*)``),
             ``None`` for a part of the line.
@@ -321,7 +326,7 @@ def match_rules(rules: PermissionRules, tool_name: str, arguments: Mapping[str, 
         return RuleMatch("allow", line)  # shell(npm test 2>&1 | tail -20): the very line
     covers = [[hit for hit in matching_rules(rules.allow, tool_name, named)
                if not in_place_unnamed(hit, named[-1])]  # sed -n -i 1p f under shell(sed -n*)
-              for words, _started in readable for named in [_by_name(words)]]
+              for words, _started in readable for named in [_by_name(words, working_dir)]]
     allowed: list[str] = []
     uncovered: list[tuple[str, str | None]] = []
     for k, (words, started) in enumerate(readable):  # wc -l < f: wc's rule covers `< f`
@@ -330,7 +335,7 @@ def match_rules(rules: PermissionRules, tool_name: str, arguments: Mapping[str, 
             uncovered.append((words or "the line", None))  # ((…)) alone: no command in it
         allowed += found
         for starter, form, head in started:  # env rm x: `rm x` needs an allow rule of its own
-            named = _by_name(form)  # find -exec /bin/rm {} +: shell(rm*) covers it
+            named = _by_name(form, working_dir)  # find -exec /bin/rm {} +: shell(rm*) covers it
             hits = [hit for hit in matching_rules(rules.allow, tool_name, named)
                     if not in_place_unnamed(hit, named[-1])] or [  # sed -n -i 1p f, shell(sed -n*)
                         hit for hit in found if _spells(hit, head)]  # shell(uv run pytest*)
@@ -340,7 +345,7 @@ def match_rules(rules: PermissionRules, tool_name: str, arguments: Mapping[str, 
     if uncovered:  # grep -rn x src | sort under shell(grep*): the question names `sort`
         return RuleMatch(None, tuple(dict.fromkeys(allowed)), uncovered=uncovered[0][0],
                          starter=uncovered[0][1])
-    return RuleMatch("allow", tuple(dict.fromkeys(allowed)))
+    return RuleMatch("allow" if allowed else None, tuple(dict.fromkeys(allowed)))  # set -e alone
 
 
 def _clause(rule: str, tool_name: str, forms: list[str]) -> str | None:
@@ -352,13 +357,17 @@ def _clause(rule: str, tool_name: str, forms: list[str]) -> str | None:
     return form if len(form) <= 80 else form[:79] + "…"
 
 
-def _by_name(form: str) -> tuple[str, ...]:
+def _by_name(form: str, working_dir: Path) -> tuple[str, ...]:
     """An allow form, and with a program in a system dir by its name (``/bin/rm x``: ``rm x``).
+
+    ``git -C . status`` (``-C`` the working dir) is ``git status`` too (:func:`in_own_dir`).
 
     :data:`goosectx.shell_program.SYSTEM_PROGRAM`: ``shell(rm*)`` covers ``/bin/rm x`` and
     ``shell(/bin/rm*)`` still does; ``./rm x`` runs a project file: only a rule naming it as
     written covers it.
     """
+    if (here := in_own_dir(form, working_dir)) is not None:
+        return form, here
     if SYSTEM_PROGRAM.match(form) is None:
         return (form,)
     program, _, rest = form.partition(" ")

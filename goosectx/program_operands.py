@@ -95,6 +95,40 @@ def _read(args: list[str]) -> tuple[str, list[int], set[int], bool] | None:
     return language, operands, text, given
 
 
+_RSYNC_PATTERNS = ("--exclude", "--include")
+_RSYNC_RULES = re.compile(r"--(?:filter|include|exclude-from|files-from)|-[^-]*[fF]")
+"""rsync options whose rules a plain ``--exclude`` list does not stand for alone."""
+
+
+def rsync_patterns(args: list[str]) -> dict[int, str]:
+    """The patterns of ``rsync --exclude PAT`` / ``--include=PAT``, by index in ``args``.
+
+    ``args``: its name first. A pattern names no file rsync reads (``--exclude .git``): the
+    word is matched, not opened.
+    """
+    found: dict[int, str] = {}
+    for i, word in enumerate(args[1:], 1):
+        if word == "--":
+            break
+        if word in _RSYNC_PATTERNS and i + 1 < len(args):
+            found[i + 1] = args[i + 1]
+        elif word.partition("=")[0] in _RSYNC_PATTERNS and "=" in word:
+            found[i] = word.partition("=")[2]
+    return found
+
+
+def rsync_skipped(args: list[str]) -> frozenset[str]:
+    """The dirs ``rsync ARGS`` (its name first) never enters: ``--exclude .git`` (``.git/``).
+
+    Only names (no glob, no ``/`` but a trailing one, which rsync matches at every depth), and
+    only when no include, filter or list option may bring them back.
+    """
+    if any(_RSYNC_RULES.match(a) for a in args[1:] if a != "--"):
+        return frozenset()
+    return frozenset(pattern.rstrip("/") for pattern in rsync_patterns(args).values()
+                     if re.fullmatch(r"[\w.-]+/?", pattern) and pattern.strip("./"))
+
+
 def program_operand(args: list[str]) -> int | None:
     """The index in ``args`` (the program's words, its name first) of its pattern or program."""
     read = _read(args)
@@ -110,6 +144,8 @@ def not_paths(args: list[str]) -> set[int]:
     """
     if args and args[0].rsplit("/", 1)[-1] == "csplit":
         return csplit_patterns(args)
+    if args and args[0].rsplit("/", 1)[-1] == "rsync":
+        return set(rsync_patterns(args))
     if args[:2] and args[0].rsplit("/", 1)[-1] == "gh" and args[1:2] == ["api"]:
         return _gh_endpoint(args)
     if args and args[0].rsplit("/", 1)[-1] == "git":

@@ -23,7 +23,7 @@ from pathlib import Path
 
 from goosectx.find_words import fd_runs_dirs, find_runs_starts
 from goosectx.glob_words import MAX_NAMES
-from goosectx.program_operands import program_operand
+from goosectx.program_operands import program_operand, rsync_patterns, rsync_skipped
 from goosectx.searcher_options import Whitelists, hidden_whitelist, searched_dirs
 from goosectx.shell_options import long_option, option_value, short_value
 from goosectx.shell_words import Word
@@ -105,7 +105,8 @@ def recursive_operands(words: list[Word]) -> list[str] | None:
     recursive = words[0].value.rsplit("/", 1)[-1] == "rgrep"
     pattern = program_operand([words[0].value, *args]) if name == "grep" else None
     operands: list[str] = []
-    values, given = _grep_values(args) if name == "grep" else (set(), False)
+    values, given = _grep_values(args) if name == "grep" else ({k - 1 for k in rsync_patterns(
+        [name, *args])}, False)  # rsync --exclude .git ./ d: a pattern, no operand
     for i, value in enumerate(args):
         if value == "--":
             operands.extend(a for j, a in enumerate(args[i + 1:], i + 2) if j != pattern)
@@ -272,8 +273,11 @@ def hidden_read(words: list[Word]) -> bool | Printed:
 def untouched_dirs(words: list[Word]) -> frozenset[str]:
     """Dirs right in the walked dir a recursive command never enters: ``.git`` for ``git clean``.
 
-    (A nested repository's ``.git`` is another matter: ``git clean -ffd`` deletes it.)
+    (A nested repository's ``.git`` is another matter: ``git clean -ffd`` deletes it.) rsync's
+    excluded names (``rsync -a --exclude .git ./ dev:/srv``: :func:`rsync_skipped`).
     """
+    if words and _program(words[0].value) == "rsync":
+        return rsync_skipped([w.value for w in words])
     values = [w.value for w in words[:2]]
     return frozenset({".git"}) if values and _program(values[0]) == "git" and values[
         1:] == ["clean"] else frozenset()

@@ -35,6 +35,31 @@ SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh", "fish", "ash", "rbash", 
 """Shells whose ``-c STRING`` is a command line of its own (``busybox`` and ``toybox`` are
 wrappers: their first word is the program, ``busybox sh -c …`` a shell); csh, pwsh, nu … are
 :data:`goosectx.shell_languages.COMMAND_LANGUAGES`."""
+_SAFE_SETTINGS = frozenset({"errexit", "nounset", "pipefail", "xtrace", "verbose", "noclobber"})
+"""``set -o NAME`` settings that change how a line goes on, never what it runs or reads."""
+_SETTING = re.compile(r"[-+][euxvC]*(o?)")
+
+
+def sets_shell_options(words: list[str]) -> bool:
+    """True for ``set -euo pipefail``, ``set -e``, ``set +x`` (``words`` as written).
+
+    bash's own settings: they run no program and name no file, so no allow rule need cover
+    them. Not ``set -o`` another setting, ``set -- ARGS``, nor ``set`` alone (it prints every
+    variable, a secret's too).
+    """
+    if len(words) < 2 or words[0] != "set":
+        return False
+    i = 1
+    while i < len(words):
+        found = _SETTING.fullmatch(words[i])
+        if found is None or len(words[i]) < 2:
+            return False
+        if found[1] and (i + 1 >= len(words) or words[i + 1] not in _SAFE_SETTINGS):
+            return False
+        i += 2 if found[1] else 1
+    return True
+
+
 _OPTION_VALUED = {"compgen": "oAGWFCXPSV", "complete": "oAGWFCXPS", "mapfile": "dnOsuCc",
                   "readarray": "dnOsuCc"}
 """Builtins whose ``-C`` value is a command line they run, and their options that take a

@@ -33,6 +33,7 @@ from itertools import takewhile
 from goosectx.awk_program import AWK, awk_beyond, awk_commands
 from goosectx.diff_targets import redirected_diff
 from goosectx.inline_code_extra import any_inline_code
+from goosectx.option_writes import output_beyond
 from goosectx.protected_paths import LineDirs, Where, chdir_where
 from goosectx.sed_script import SED, sed_beyond
 from goosectx.shell_arith import arithmetic_reason
@@ -277,6 +278,8 @@ def _normalise(words: list[Word], r: _Reading, depth: int,  # noqa: C901, PLR091
                                line=r.line, here=r.here if depth == 0 else "")
         if hidden:
             reasons.append(hidden)
+        else:  # sort -o F: no allow rule covers writing F (option_writes)
+            r.beyond += filter(None, [output_beyond(name, args)])
         r.where = chdir_where(name, args, r.where)  # env -C .git tee HEAD: its command's dir
         if name in SHELLS or name in SU_LIKE or name in ("eval", "trap", "env"):
             inner = inner_line(name, args)  # env: its -S STRING (shell_wrappers.env_split_line)

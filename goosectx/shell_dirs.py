@@ -9,7 +9,10 @@ once, as bash would run it, and gives each part the dirs it may run in:
 * ``cd sub && cat x``: ``cat`` runs in ``sub`` (it runs only when the ``cd`` worked);
 * ``cd sub; cat x``, ``cd sub || cat x`` …: in ``sub`` or where the line started (the ``cd``
   may fail); after a ``||`` or at the end of an and-or list (``;``, newline, ``&``), any dir
-  the list went through;
+  the list went through — but a ``cd`` alone in its and-or list (``cd build;``) to a dir
+  that exists now, with nothing before it in the line that may remove it (only plain ``cd``
+  and programs that change no file, no compound command), is taken to work: ``cd build; cd
+  ..; make`` runs ``make`` where the line started (after ``&&`` or ``||`` it may still fail);
 * a ``cd`` in a subshell, a substitution, a pipeline or in the background moves nothing
   outside it (``(cd /tmp && cat x); cat y``: ``y`` is read where the line started);
 * a ``cd`` to a dir not known here (``cd "$X"`` with ``X`` unset here, ``cd -``, ``pushd``
@@ -77,7 +80,9 @@ class _List:
     dirs: tuple[Dir, ...]
     seen: tuple[Dir, ...]  # every dir the and-or list went through
     either: bool = False  # a `||` came: a later command may follow a skipped `cd`
-    moved: tuple[tuple[Dir, ...], bool] | None = None  # a cd's dirs, and if it is no pipe's
+    first: bool = True  # no `&&` or `||` yet in the and-or list: its next command runs
+    moved: tuple[tuple[Dir, ...], bool, bool] | None = None
+    """A cd's dirs, whether it is no pipe's, and whether it cannot fail (:func:`_sure`)."""
 
 
 def _union(a: tuple[Dir, ...], b: tuple[Dir, ...]) -> tuple[Dir, ...]:
@@ -96,10 +101,15 @@ def _follow(stack: list[_List], token: str) -> None:
         return
     moved, top.moved = top.moved, None
     if moved is not None and token not in ("|", "&"):  # a pipe's or background cd: a subshell
-        targets, whole = moved
-        top.dirs = targets if token == "&&" and whole and not top.either else _union(
-            top.dirs, targets)
+        targets, whole, sure = moved
+        alone = sure and top.first and token == ";"  # cd build; …: the dir is there
+        if (token == "&&" or alone) and whole and not top.either:
+            top.seen = targets if alone else top.seen
+            top.dirs = targets
+        else:
+            top.dirs = _union(top.dirs, targets)
     top.seen = _union(top.seen, top.dirs)
+    top.first = token in (";", "&") or top.first and token == "|"
     if token == "||":
         top.either, top.dirs = True, top.seen
     elif token in (";", "&"):  # a new and-or list: from wherever the last one ended
@@ -132,7 +142,7 @@ def command_dirs(command: str, working_dir: Path, start: tuple[Dir, ...] | None 
     stack = [_List(start or (working_dir,), start or (working_dir,))]
     parts = lex(command)
     loop = _loop_moving(parts)
-    looping = False
+    looping, settled = False, depth == 0  # no part yet that may remove a dir (_STILL)
     for k, part in enumerate(parts):
         for token in _TOKEN.findall(part.joint):
             _follow(stack, token)
@@ -143,14 +153,26 @@ def command_dirs(command: str, working_dir: Path, start: tuple[Dir, ...] | None 
         yield part, top.dirs
         looping = looping or _starts_loop(part)
         words = command_words(part.words)
+        settled = settled and bool(part.words) and part.words[0].value not in RESERVED_WORDS
         if words and (targets := _moved(words, top.dirs, line, looping)) is not None:
-            top.moved = (targets, not part.piped)  # x | cd a; …: lastpipe may run it here
+            top.moved = (targets, not part.piped, settled and _sure(targets))  # x | cd a; …
+        settled = settled and words[:1] != [] and words[0].value in _STILL  # { cd x; }: not
         if depth < MAX_DEPTH and any(_LINE_CHARS.search(w.value) for w in part.words[1:]):
             for inner in _inner_lines(part, command):
                 yield from command_dirs(inner, working_dir, top.dirs, depth + 1, line)
         elif any(_LINE_CHARS.search(w.value) for w in part.words[1:]):
             text = part.text  # judged as one relative word: every check says "may be"
             yield Part([Word("…", "…"), Word(text, text)]), (Unknown("commands nested too deeply"),)
+
+
+_STILL = frozenset({"cd", "pushd", "popd", "pwd", "ls", *NO_FILE_ARGUMENTS})
+"""Parts before a ``cd`` that remove or change no dir, so one existing now is there for it."""
+
+
+def _sure(targets: tuple[Dir, ...]) -> bool:
+    """True when a ``cd`` to ``targets`` cannot fail: each is a dir here that it may enter."""
+    return all(isinstance(one, Path) and os.path.isdir(one) and os.access(one, os.X_OK)
+               for one in targets)
 
 
 def _starts_loop(part: Part) -> bool:

@@ -39,7 +39,9 @@ class CommandForms:
         inner: Every command line it runs as a string (``bash -c '…'``, ``eval``, ``su -c``,
             ``env -S`` …), for the path checks to read (:mod:`goosectx.shell_dirs`).
         beyond: Why an awk or sed in it does more than read and print (``awk's program runs a
-            command (system, a pipe)``), for the question to say; ``None``: none does.
+            command (system, a pipe)``), or an output option writes a file
+            (:func:`goosectx.option_writes.output_beyond`: ``sort -o out.txt``), for the question
+            to say; ``None``: none does.
         started: Each command a wrapper, a runner (``uv run``, ``strace``), ``find -exec``,
             ``fd -x``, ``xargs``, a shell's ``-c`` string … starts, as ``(what starts it, its
             unquoted form, the unquoted form of the simple command up to its program)``

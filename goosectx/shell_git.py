@@ -22,8 +22,10 @@ Core module: no printing.
 
 from __future__ import annotations
 
+import os
 import re
 import shlex
+from pathlib import Path
 
 from goosectx.git_autocorrect import runs_as
 from goosectx.shell_options import long_option, value_at
@@ -328,3 +330,19 @@ def variable_lines(words: list[str], assigned: list[str] | None = None) -> list[
             lines += [shlex.quote(added)] + ([f'"${name}"{shlex.quote(added)}'] if (
                 added != whole) else [])  # SHELL=/bin/rm gdb: shell_variables
     return lines
+
+
+_GIT_C = re.compile(r"git -C (\S+) (.+)")
+
+
+def in_own_dir(form: str, working_dir: Path) -> str | None:
+    """``git status`` for the allow form ``git -C DIR status``, DIR ``.`` or the working dir.
+
+    git runs there as it would without ``-C``: an allow rule for ``git status`` covers it.
+    ``None``: no such form (another dir, or ``-C`` after another option).
+    """
+    found = _GIT_C.fullmatch(form)
+    if found is None or found[1] != "." and os.path.normpath(found[1]) != os.path.normpath(
+            working_dir):
+        return None
+    return f"git {found[2]}"

@@ -312,8 +312,8 @@ def inline_code(name: str, args: list[str], fed: bool = True) -> str | None:
             i = short.next
         if value is not None:
             codes.append(value)
-    if not codes and skipped:  # node --inspect x.js: x.js was the script
-        return "\n".join(loaded) or None
+    if not codes and (skipped or family in _UNCLUSTERED and "--test" in args):
+        return "\n".join(loaded) or None  # node --inspect x.js; node --test: its test files
     return ("\n".join(codes + loaded) if codes else "") or STDIN
 
 
@@ -355,8 +355,8 @@ def hidden_program(name: str, args: list[str], fed: bool = True,
             None if remote else writes_git_config(name, args, where)):  # ssh dev tee x: not ours
         return why  # git -c core.hooksPath=h; echo … >> .git/config
     if why := pager_keys(name, args) or transfer_commands(name, args, fed) or apt_options(
-            name, args) or launcher_scripts(name, args) or option_writes(name, args) or (
-            given_hidden(name, args)):
+            name, args) or launcher_scripts(name, args) or option_writes(
+            name, args, None if remote else where) or given_hidden(name, args):
         return why  # less '+!cmd' f; ctest -S x.cmake; git diff --output=F
     if name == "env" and any(re.search(r"[\\$]", s) for s, _after in env_split_strings(args)):
         return "env -S splits a string with escapes or variables the rules do not read"

@@ -54,3 +54,10 @@ def check_under_deny_rm(command: str, expected: str) -> None:
     assert action(DENY_RM, command) == expected, command
     if expected == "ask":
         assert action(ALLOW_ALL_DENY_RM, command) == "ask", command
+
+
+def asks_under_deny_rm(work: Path, command: str, said: str) -> None:
+    """``command``, run in the project ``work`` in auto mode under :data:`DENY_RM`, asks, saying ``said``."""
+    verdict = shell_verdict(DENY_RM, command, "auto", working_dir=work)
+    assert verdict.action == "ask", verdict.reason
+    assert said in verdict.reason, verdict.reason
