@@ -10,7 +10,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from goosectx.compaction.blocks import contained, one_line_code
+from goosectx.compaction.blocks import contained, one_line_code, without_headings
+from goosectx.compaction.carry import model_heading
 
 SUMMARY_FIELDS: tuple[str, ...] = (
     "user_intent",
@@ -100,7 +101,9 @@ def render_markdown(summary: StructuredSummary) -> str:
 
     A field's text is kept as written except where it would reach past its place: a block it
     opens and never closes (a code fence) is escaped, a list item's later lines are indented
-    under it, a path is one code span (:mod:`goosectx.compaction.blocks`).
+    under it, a heading line outside its code is escaped, a path is one code span
+    (:mod:`goosectx.compaction.blocks`); an unknown key's heading never reads as one of the
+    sections a later compaction reads back (:func:`~goosectx.compaction.carry.model_heading`).
     """
     lines = ["# Conversation Summary"]
     for name in SUMMARY_FIELDS:
@@ -120,12 +123,13 @@ def render_markdown(summary: StructuredSummary) -> str:
                                                   note.key_code.splitlines()), f"  {fence}", ""]
         elif isinstance(value, list):
             lines += [line for item in value for line in _item(item)]
-        else:
-            lines.append(contained(str(value)))
+        else:  # prose at the start of a line: a heading line in it starts no section
+            lines.append(without_headings(contained(str(value))))
     for key, value in summary.extra.items():
         if value in (None, "", [], {}):
             continue
-        lines += ["", f"## {key.replace('_', ' ').capitalize()}", "", _render_extra(value)]
+        lines += ["", f"## {model_heading(key.replace('_', ' ').capitalize())}", "",
+                  without_headings(_render_extra(value))]
     return "\n".join(lines).rstrip() + "\n"
 
 
