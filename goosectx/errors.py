@@ -208,6 +208,9 @@ class CompactionWouldGrow(CompactionFailed):
         self.tokens_after = tokens_after
         self.change = change
         """What the compaction would do to the context, e.g. ``grow the context from … tokens``."""
+        self.effect = change.partition(" (")[0].partition(" from ")[0]
+        """:attr:`change` without its figures, e.g. ``grow the context`` (a transcript's line
+        gives its own figures)."""
 
 
 class SummaryOverBudget(CompactionWouldGrow):
@@ -218,11 +221,16 @@ class SummaryOverBudget(CompactionWouldGrow):
     """
 
     def __init__(self, growth: CompactionWouldGrow, summary_tokens: int,
-                 budget_tokens: int, *, stopped: bool = False) -> None:
+                 budget_tokens: int, *, stopped_at: int | None = None) -> None:
         super().__init__(growth.tokens_before, growth.tokens_after)
-        self.change = (f"passed {summary_tokens:,} tokens, far over its budget of "
-                       f"{budget_tokens:,}, and was stopped there") if stopped else growth.change
-        """What the summary did (``stopped``: its reply was stopped past twice its budget)."""
+        stopped = stopped_at is not None
+        per_token = (stopped_at or 0) // max(1, 2 * budget_tokens)
+        self.change = (f"passed {stopped_at:,} characters, twice its budget of "
+                       f"{budget_tokens:,} tokens at {per_token} characters a token, and was "
+                       f"stopped there ({summary_tokens:,} tokens)") if stopped else growth.change
+        """What the summary did. ``stopped_at``: the characters past which its reply was
+        stopped (twice its budget, counted in characters: the tokens read may be only a little
+        over the budget, so they are not called far over it)."""
         self.message = (f"the model's summary {self.change}; nothing changed" if stopped else
                         f"the model's summary ({summary_tokens:,} tokens) was far over its "
                         f"budget of {budget_tokens:,}; nothing changed")

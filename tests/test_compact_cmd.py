@@ -437,8 +437,9 @@ def test_a_summary_far_over_its_budget_is_named_as_the_cause_not_a_small_view(
                             *chat(2), Message.user("now write the docs")])
     _, err = cli(capsys, "compact", "work", "--json", code=1)
     line = err.strip().splitlines()[-1]
-    assert re.fullmatch(r"goosectx: error: the model's summary passed [\d,]+ tokens, far over "
-                        r"its budget of 2,000, and was stopped there; nothing changed — try "
+    assert re.fullmatch(r"goosectx: error: the model's summary passed 24,000 characters, twice its "
+                        r"budget of 2,000 tokens at 6 characters a token, and was stopped "
+                        r"there \([\d,]+ tokens\); nothing changed — try "
                         r"again, or use --strategy extractive", line), line
     assert "already about as small" not in err
     out, _ = cli(capsys, "compact", "work")  # the next try shrinks it: the view was not small
@@ -459,8 +460,9 @@ def test_a_summary_streamed_without_end_is_stopped_and_its_request_closed(
     before = load(sid).conversation.messages
     _, err = cli(capsys, "compact", "work", code=1)
     line = err.strip().splitlines()[-1]
-    assert re.fullmatch(r"goosectx: error: the model's summary passed [\d,]+ tokens, far over "
-                        r"its budget of 2,000, and was stopped there; nothing changed — try "
+    assert re.fullmatch(r"goosectx: error: the model's summary passed 24,000 characters, twice its "
+                        r"budget of 2,000 tokens at 6 characters a token, and was stopped "
+                        r"there \([\d,]+ tokens\); nothing changed — try "
                         r"again, or use --strategy extractive", line), line
     assert hung_up.wait(30), "the summary's request was not closed"
     after = load(sid)
@@ -534,7 +536,7 @@ def test_a_summary_reply_too_deep_or_unclosed_is_a_fallback_not_a_traceback(
     code, out, err = run_cli(capsys, "compact", "work")
     assert "Traceback" not in err and "RecursionError" not in err + out
     assert ("did not follow the requested format" in err
-            or "far over its budget" in err), err
+            or "twice its budget" in err), err
     if code == 1:  # the raw reply plus the extractive summary beneath it would not shrink it
         assert "nothing changed" in err
         assert load(sid).conversation.messages == before.conversation.messages

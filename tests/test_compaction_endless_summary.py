@@ -87,8 +87,9 @@ def test_manual_compaction_refuses_an_endless_summary_and_changes_nothing() -> N
         collect(cm.compact(REQUEST))
     budget = provider.requests[0].max_tokens
     assert budget is not None
-    assert re.fullmatch(r"the model's summary passed [\d,]+ tokens, far over its budget of "
-                        r"[\d,]+, and was stopped there; nothing changed", err.value.message)
+    assert re.fullmatch(rf"the model's summary passed {budget * 12:,} characters, twice its budget "
+                        rf"of {budget:,} tokens at 6 characters a token, and was stopped there "
+                        r"\([\d,]+ tokens\); nothing changed", err.value.message)
     assert err.value.hint == "try again, or use --strategy extractive"
     assert cm.session.conversation.messages == before
     assert provider.closed and len(provider.requests) == 1

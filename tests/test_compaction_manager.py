@@ -644,8 +644,9 @@ def test_reactive_refuses_a_summary_far_over_its_budget_and_uses_the_extractive(
     event = replaced(events)[0]
     assert event.tokens_after < event.tokens_before  # the line the user reads never grows
     assert event.strategy == "extractive" and event.call is not None  # the call is billed
-    assert any(re.fullmatch(r"The model's summary passed [\d,]+ tokens, far over its budget "
-                            r"of 800, and was stopped there — using an extractive summary "
+    assert any(re.fullmatch(r"The model's summary passed 9,600 characters, twice its budget of "
+                            r"800 tokens at 6 characters a token, and was stopped there "
+                            r"\([\d,]+ tokens\) — using an extractive summary "
                             r"instead\.", t) for t in notices(events)), notices(events)
     view = cm.session.conversation.agent_view()
     assert not any("HUGE-SUMMARY" in m.text for m in view)
@@ -660,8 +661,9 @@ def test_manual_compaction_refuses_a_summary_far_over_its_budget() -> None:
     with pytest.raises(CompactionFailed) as err:
         collect(cm.compact(REQUEST))
     # The summariser wrote far more than asked: the refusal names it, not the view's size.
-    assert re.fullmatch(r"the model's summary passed [\d,]+ tokens, far over its budget of "
-                        r"[\d,]+, and was stopped there; nothing changed",
+    assert re.fullmatch(r"the model's summary passed [\d,]+ characters, twice its budget of "
+                        r"[\d,]+ tokens at 6 characters a token, and was stopped there "
+                        r"\([\d,]+ tokens\); nothing changed",
                         err.value.message), err.value.message
     assert err.value.tokens_before == shown  # type: ignore[attr-defined]
     assert cm.session.conversation.messages == before

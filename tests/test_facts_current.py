@@ -171,14 +171,17 @@ def test_a_rule_lifted_after_a_summary_stays_lifted_when_the_model_lists_the_who
     session = make_session([])
     summarise(session, Message.user(rules), Message.assistant("ok " + words(300)),
               Message.user("go on"))
-    lifted = ["- Never touch secrets.cfg. (superseded by a later line)"]
+    # The facts list every rule, the model's list of user messages notwithstanding (a model
+    # may write anything there: no constraint is read back from it).
+    lifted = ["- Use tabs for indentation.",
+              "- Never touch secrets.cfg. (superseded by a later line)", f"- {lift}",
+              "- Always run pytest after an edit."]  # the change listed after its rule
     second = summarise(session, Message.assistant("ok " + words(600)), Message.user(lift),
                        Message.assistant("ok " + words(600)), Message.user("next"))
     assert section(second, "User constraints").splitlines() == lifted
     facts = Facts()
     carry_forward(second, facts)
-    assert facts.constraints == ["Use tabs for indentation.", lifted[0][2:],
-                                 "Always run pytest after an edit.", lift]
+    assert facts.constraints == [line[2:] for line in lifted]
     third = summarise(session, Message.assistant("more " + words(600)),
                       Message.user("and more " + words(600)))
     assert section(third, "User constraints").splitlines() == lifted

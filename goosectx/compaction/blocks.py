@@ -98,3 +98,49 @@ def one_line_code(text: str) -> str:
     if _LINE_BREAK.search(text):
         text = _LINE_BREAK.sub(lambda m: m.group().encode("unicode_escape").decode(), text)
     return inline_code(text)
+
+
+_FENCE = LazyPattern(r" {0,3}(`{3,}+(?!.*`)|~{3,})")
+"""A line that opens a code fence as CommonMark reads it (indented at most three spaces)."""
+_HEADING = LazyPattern(r" {0,3}#{1,6}(?:[ \t]|$)")
+"""A line that is an ATX heading as CommonMark reads it."""
+
+
+def fenced(lines: list[str]) -> list[bool]:
+    """For each of ``lines``: True where it is part of a code fence (its fence lines too).
+
+    CommonMark's reading: a fence closes at a line of the same character, at least as long,
+    indented at most three spaces; one never closed runs to the end.
+    """
+    out = [False] * len(lines)
+    closer: re.Pattern[str] | None = None
+    for i, line in enumerate(lines):
+        if closer is not None:
+            out[i] = True
+            if closer.match(line):
+                closer = None
+            continue
+        m = _FENCE.match(line)
+        if m is not None:
+            out[i] = True
+            mark = m.group(1)
+            closer = re.compile(rf" {{0,3}}{re.escape(mark[0])}{{{len(mark)},}}\s*$")
+    return out
+
+
+def without_headings(text: str) -> str:
+    """``text`` with a backslash before each heading line's ``#`` outside its code fences.
+
+    Markdown shows the ``#`` itself, and no reader of the summary's sections
+    (:mod:`.carry`) takes the line for one: text the model wrote starts no section. Code it
+    fenced is kept as written (a reader skips fences).
+    """
+    if "#" not in text:
+        return text
+    lines = text.splitlines(keepends=True)  # any line break: the reader splits at each
+    inside = fenced(lines)
+    for i, line in enumerate(lines):
+        if not inside[i] and _HEADING.match(line):
+            at = line.index("#")
+            lines[i] = f"{line[:at]}\\{line[at:]}"
+    return "".join(lines)

@@ -12,7 +12,8 @@ from __future__ import annotations
 import re
 from dataclasses import field
 
-from goosectx.compaction.constraint_change import SUPERSEDED, request_lines
+from goosectx.compaction.blocks import fenced
+from goosectx.compaction.constraint_change import request_lines
 from goosectx.compaction.cuts import word_head
 from goosectx.compaction.file_record import FileRecord, carry_file_line
 from goosectx.lazy_pattern import LazyPattern
@@ -21,7 +22,6 @@ from goosectx.plain_record import mutable_record
 ANSWERED_NEXT_STEP = "None: the last request was answered; wait for the user's next message."
 """``next_step`` when the summarised part ends with an answer (no pending tool call)."""
 _SUMMARY_SECTION = LazyPattern(r"^## (.+?)\s*$", re.M)
-_FENCE = LazyPattern(r" {0,3}(`{3,}|~{3,})")
 FACTS_MARK = "(from the transcript)"
 """Ends the heading of each facts section merged into a summary (:mod:`.facts`)."""
 EXTRACTIVE_MARK = "Extractive summary (no model)"
@@ -225,25 +225,6 @@ def shows_text(shown: str, error: str) -> bool:
     return shown.endswith("…") and len(shown) > 1 and error.startswith(shown[:-1])
 
 
-def _apart(line: str, lifted: list[str]) -> list[str]:
-    """A user message's rule ``line``, the sentences of it ``lifted`` names apart and marked.
-
-    ``lifted``: the summary's constraints a later line superseded (each ends with
-    :data:`SUPERSEDED`). The whole line would bring such a sentence back unmarked (the facts
-    list it split, the line whole); apart, the summary's own marked item is it, listed once.
-    """
-    pieces = [line]
-    for rule in lifted:
-        sentence = rule.removesuffix(SUPERSEDED)
-        for k, piece in enumerate(pieces):
-            at = piece.find(sentence) if not piece.endswith(SUPERSEDED) else -1
-            if at >= 0:
-                pieces[k:k + 1] = [p for p in (piece[:at].strip(), rule,
-                                               piece[at + len(sentence):].strip()) if p]
-                break
-    return pieces
-
-
 def _carry_error(line: str, facts: Facts) -> None:
     """An error item of an earlier summary, once: an error the list names already is skipped."""
     if _OMITTED.match(line) or any(names_error(line, e[0]) or names_error(e[0], line)
@@ -274,16 +255,16 @@ def same_file(facts: Facts, path: str) -> FileRecord | None:
 def _sections(text: str) -> dict[str, list[str]]:
     """A summary's non-blank lines by ``##`` heading (lower case, without the facts mark).
 
-    A ``##`` line inside a code block a field holds (the model's code) starts no section.
+    A heading line inside a code fence is no heading (a quoted raw reply, code the model
+    fenced): only goosectx's own rendering starts a section (:func:`model_heading`,
+    :func:`~goosectx.compaction.blocks.without_headings`).
     """
     sections: dict[str, list[str]] = {}
     current = None
-    fence = ""
-    for line in text.splitlines():
-        f = _FENCE.match(line)
-        if f and (not fence or f.group(1).startswith(fence)):
-            fence = "" if fence else f.group(1)
-        m = None if fence else _SUMMARY_SECTION.match(line)
+    lines = text.splitlines()
+    inside = fenced(lines) if "`" in text or "~" in text else [False] * len(lines)
+    for line, code in zip(lines, inside, strict=True):
+        m = None if code else _SUMMARY_SECTION.match(line)
         if m:
             current = m.group(1).lower().removesuffix(FACTS_MARK.lower()).strip()
             sections.setdefault(current, [])
@@ -294,6 +275,21 @@ def _sections(text: str) -> dict[str, list[str]]:
 
 _CARRIED_SECTIONS = ("files", "files changed", "user messages", "errors and fixes", "errors",
                      "commands run", "user constraints", "open to-do items")
+_READ_SECTIONS = frozenset({*_CARRIED_SECTIONS, "pending tasks", "problem solving", "user intent",
+                            "next step", "current work", "next step the assistant stated"})
+"""Every section name a later compaction reads (the last: :data:`.stated_step.STEP_TITLE`)."""
+_MARK_WORDS = LazyPattern(r"\(?\s*from\s+the\s+transcript\s*\)?", re.I)
+
+
+def model_heading(title: str) -> str:
+    """The heading of a section the model named itself (an unknown key of its summary).
+
+    The facts mark is taken out, the title put on one line, and a title the reader takes for
+    one of its sections (``User constraints``, ``Files changed``, …) is said to be the
+    summariser's: nothing the model writes reads back as goosectx's facts from the transcript.
+    """
+    bare = " ".join(_MARK_WORDS.sub(" ", title).split()) or "Note"
+    return f"{bare} (the summariser's own)" if bare.lower() in _READ_SECTIONS else bare
 
 
 _FILE_LINE = LazyPattern(r"- (`+)(.+?)(?<!`)\1(?!`)(?:: (.*))?$")
@@ -311,23 +307,24 @@ def carried_text(summary_text: str) -> str:
     """The lines of ``summary_text`` a later compaction reads back as facts (:func:`carry_forward`).
 
     A fact named only elsewhere (the model's prose, its own pending tasks, an extractive
-    summary's intent) is not carried, so the facts merged into the summary still list it.
+    summary's intent) is not carried, so the facts merged into the summary still list it;
+    nor is one named only in the user messages (a model may have written them: their
+    constraint lines are read back only from the facts), nor a to-do item named only in the
+    pending tasks (the model's, or an extractive summary's copy of them).
     """
     sections = _sections(summary_text)
-    names = list(_CARRIED_SECTIONS)
-    if " ".join(" ".join(sections.get("problem solving", [])).split()).startswith(
-            EXTRACTIVE_MARK):
-        names.append("pending tasks")
-    return "\n".join(line for name in names for line in sections.get(name, []))
+    return "\n".join(line for name in _CARRIED_SECTIONS if name != "user messages"
+                     for line in sections.get(name, []))
 
 
 def carry_forward(text: str, facts: Facts) -> None:
     """Keep what an earlier summary (our Markdown rendering, facts included) recorded.
 
     Its files (the model's ``Files`` and the facts' ``Files changed``), user messages, errors,
-    commands, user constraints (its facts, and its user messages that hold one) and — from
-    facts or an extractive summary — open to-do items, with a model's pending tasks (keyed
-    :data:`MODEL_PENDING`: an extractive summary lists them, facts never do); its intent
+    commands, user constraints (its facts: a user message listed, perhaps by the model, is a
+    request, not a source of constraints) and the facts' open to-do items, with the pending
+    tasks (the model's, or an extractive summary's copy: keyed :data:`MODEL_PENDING`, an
+    extractive summary lists them, facts never do); its intent
     (unless an earlier summary's was kept) and next step; its prose (current work, problem
     solving) as ``earlier`` notes. The notes a summary puts where it left items out are no
     items, and an error it names twice (its own list and the facts) is kept once.
@@ -346,15 +343,9 @@ def carry_forward(text: str, facts: Facts) -> None:
             if record is None:
                 record = facts.files[path] = FileRecord(path)
             carry_file_line(fm.group(3) or "", record)
-    lifted = [line[2:].strip() for line in sections.get("user constraints", [])
-              if line.startswith("- ") and line.rstrip().endswith(SUPERSEDED)]
-    for line in sections.get("user messages", []):
-        if line.startswith("- ") and not _OMITTED.match(line[2:]):
+    for line in sections.get("user messages", []):  # a model may have written them: no
+        if line.startswith("- ") and not _OMITTED.match(line[2:]):  # constraint is read here
             facts.requests.append(line[2:])
-            for rule in request_lines(line[2:], is_constraint):  # a rule's change too
-                for piece in _apart(rule, lifted):
-                    if piece not in facts.constraints:
-                        facts.constraints.append(piece)
     for line in [*sections.get("errors and fixes", []), *sections.get("errors", [])]:
         if line.startswith("- "):
             _carry_error(line[2:], facts)
@@ -368,12 +359,11 @@ def carry_forward(text: str, facts: Facts) -> None:
                 into.append(item)
     problem = " ".join(" ".join(sections.get("problem solving", [])).split())
     extractive = problem.startswith(EXTRACTIVE_MARK)
-    pending = sections.get("pending tasks", []) if extractive else []
-    carried = {line[2:]: line[2:] for line in [*pending, *sections.get("open to-do items", [])]
-               if line.startswith("- ")}
-    for line in [] if extractive else sections.get("pending tasks", []):  # the model's own:
-        if line.startswith("- ") and line[2:] not in carried.values():  # an extractive
-            carried[MODEL_PENDING + line[2:]] = line[2:]  # summary keeps them, facts do not
+    carried = {line[2:]: line[2:] for line in sections.get("open to-do items", [])
+               if line.startswith("- ")}  # the facts' own, from the transcript
+    for line in sections.get("pending tasks", []):  # the model's (an extractive summary
+        if line.startswith("- ") and line[2:] not in carried.values():  # lists them too):
+            carried[MODEL_PENDING + line[2:]] = line[2:]  # kept as guesses, never facts
     if carried:
         facts.pending = carried
     intent = "\n".join(sections.get("user intent", [])).strip()

@@ -46,6 +46,7 @@ from goosectx.compaction.summarize import (
     done_text,
     intro_text,
     model_summary,
+    stop_chars,
     summarising_text,
 )
 from goosectx.compaction.summary import quoted_reply, render_markdown
@@ -189,14 +190,13 @@ def execute(
             yield Notification("inline", f"The summary call failed: {exc.one_line()} — "
                                          "using an extractive summary instead.")
             strategy = "extractive"
-            unusable = isinstance(exc, CompactionFailed | MalformedModelReply)
-            fallback = ("the model's reply was unusable" if unusable
-                        else "the summary call failed")
+            fallback = _failure(exc)
             break
     if summary is not None and summary.stopped:  # read no further than twice its budget
         over = SummaryOverBudget(CompactionWouldGrow(before, before),
                                  budget.scaled(counter.count_text(summary.text)),
-                                 budget.summary_max_tokens, stopped=True)
+                                 budget.summary_max_tokens,
+                                 stopped_at=stop_chars(budget.summary_max_tokens))
         if not fallback_extractive:  # refused, and billed: the provider was paid for it
             yield from _bill(session, summary.call, context_limit_tokens)
             raise over
@@ -240,13 +240,20 @@ def execute(
     if _is_set(cancel):
         yield Notification("inline", cancelled_text(trigger))
         return
-    # Any summary, the model's or the extractive one: add the facts it lacks.
-    if not alone:
-        summary = replace(summary, text=merge_facts(summary.text, messages, counter=counter,
-                                                    max_tokens=budget.facts_tokens,
-                                                    memo=working.scan_memo,
-                                                    resent=working.whole_copies(),
-                                                    tail=working.tail))
+    def with_facts(result: SummaryResult) -> SummaryResult:
+        """``result`` with the facts of the head it lacks, earlier summaries' included.
+
+        Every summary gets them (files, errors, commands, constraints, to-do items): the
+        model's, and the extractive one of every fallback.
+        """
+        return replace(result, text=merge_facts(result.text, messages, counter=counter,
+                                                max_tokens=budget.facts_tokens,
+                                                memo=working.scan_memo,
+                                                resent=working.whole_copies(),
+                                                tail=working.tail))
+
+    if not alone:  # any summary, the model's or the extractive one
+        summary = with_facts(summary)
 
     cid = new_compaction_id()
     new = layout(conversation, None if alone else summary.text, working, trigger=trigger,
@@ -264,9 +271,9 @@ def execute(
         yield Notification("inline", (
             f"The model's summary would {growth.change} — using an extractive summary "
             "instead."))
-        strategy, fallback = "extractive", "the model's summary was too long"
-        summary = _extractive(messages, working, budget, counter, max_summary_tokens,
-                              head_tokens, summary.call)
+        strategy, fallback = "extractive", f"the model's summary would {growth.effect}"
+        summary = with_facts(_extractive(messages, working, budget, counter,
+                                         max_summary_tokens, head_tokens, summary.call))
         new = layout(conversation, summary.text, working, trigger=trigger, compaction_id=cid)
         growth = growth_refusal(before, old_tokens,
                          counter.count_messages(Conversation(new).agent_messages()), budget,
@@ -295,6 +302,19 @@ def execute(
     elided = elided_notice(new, cid)
     if elided is not None:
         yield Notification("inline", elided)
+
+
+def _failure(exc: ProviderError | CompactionFailed) -> str:
+    """Why the model's summary was not used, as the transcript's compaction line says it.
+
+    A request that did not fit (no rung fits by estimate, or the provider refused each one as
+    too long) is no reply at all; an empty reply or a tool call is an unusable one.
+    """
+    if isinstance(exc, MalformedModelReply):
+        return "the model's reply was unusable"
+    if isinstance(exc, CompactionFailed):
+        return "the summary request did not fit the summariser's context window"
+    return "the summary call failed"
 
 
 def _bill(session: Session, call: LedgerEntry | None, context_limit_tokens: int,

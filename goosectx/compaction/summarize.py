@@ -343,16 +343,18 @@ def done_text(trigger: CompactionTrigger, before: int, after: int, cost_usd: flo
 
     E.g. ``Context compacted automatically · 118,402 → 6,911 tokens · $0.0040``; an unknown
     cost is left out (the live rule says "cost unknown" once a session). ``fallback`` says why
-    a summary call's reply was not used (the extractive summary was); ``summarised`` False:
-    the one message kept was elided, with nothing before it to summarise; ``estimated``:
-    the cost is our estimate (``~$0.0040 (estimate)``, a summary stopped before any usage).
+    the model's summary was not used (the extractive summary was): its request did not fit,
+    its call failed, or its reply was unusable, too long or would not shrink the view;
+    ``summarised`` False: the one message kept was elided, with nothing before it to
+    summarise; ``estimated``: the cost is our estimate (``~$0.0040 (estimate)``, a summary
+    stopped before any usage).
     """
     how = {"auto": "automatically", "reactive": "after a context-length error",
            "manual": "at your request"}.get(trigger, "")
     cost = cost_text(cost_usd, estimated) if cost_usd is not None else ""
     if not summarised:
         price = "its middle elided, nothing before it to summarise, no model call"
-    elif fallback:  # a summary call was made, and the extractive summary took its place
+    elif fallback:  # the model's summary was not to be had: the extractive one took its place
         price = f"{fallback}, so the extractive summary was used" + (f" · {cost}" if cost else "")
     else:
         price = "extractive summary, no model call" if strategy == "extractive" else cost

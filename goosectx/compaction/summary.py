@@ -7,11 +7,11 @@ extractive one) fill this same structure and render it the same way.
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from goosectx.compaction.blocks import contained, one_line_code
+from goosectx.compaction.blocks import contained, one_line_code, without_headings
+from goosectx.compaction.carry import model_heading
 
 SUMMARY_FIELDS: tuple[str, ...] = (
     "user_intent",
@@ -77,28 +77,16 @@ class StructuredSummary:
         return not any(getattr(self, name) for name in SUMMARY_FIELDS) and not self.extra
 
 
-_HEADING = re.compile(r" {0,3}#{1,6}(?:[ \t]|$)")
-_FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
-
-
 def _field(text: str) -> str:
     """A prose field's text, :func:`contained`, with no line that starts a section.
 
     A heading line of the field (``## Files``: the model's words, or a tool output it quoted)
-    outside a code block gets a backslash before its ``#``: Markdown shows the ``#`` itself,
-    and a later compaction (:func:`~goosectx.compaction.carry.carry_forward`) does not read
-    the lines under it as the summary's own files, user messages or constraints.
+    outside a code block gets a backslash before its ``#``
+    (:func:`~goosectx.compaction.blocks.without_headings`): a later compaction
+    (:func:`~goosectx.compaction.carry.carry_forward`) does not read the lines under it as the
+    summary's own files, user messages or constraints.
     """
-    lines = contained(text).split("\n")
-    fence = ""
-    for i, line in enumerate(lines):
-        m = _FENCE.match(line)
-        if m and (not fence or m.group(1).startswith(fence)):
-            fence = "" if fence else m.group(1)
-        elif not fence and _HEADING.match(line):
-            at = line.index("#")
-            lines[i] = f"{line[:at]}\\{line[at:]}"
-    return "\n".join(lines)
+    return without_headings(contained(text))
 
 
 def _item(text: str) -> list[str]:
@@ -125,7 +113,9 @@ def render_markdown(summary: StructuredSummary) -> str:
 
     A field's text is kept as written except where it would reach past its place: a block it
     opens and never closes (a code fence) is escaped, a list item's later lines are indented
-    under it, a path is one code span (:mod:`goosectx.compaction.blocks`).
+    under it, a heading line outside its code is escaped, a path is one code span
+    (:mod:`goosectx.compaction.blocks`); an unknown key's heading never reads as one of the
+    sections a later compaction reads back (:func:`~goosectx.compaction.carry.model_heading`).
     """
     lines = ["# Conversation Summary"]
     for name in SUMMARY_FIELDS:
@@ -150,7 +140,8 @@ def render_markdown(summary: StructuredSummary) -> str:
     for key, value in summary.extra.items():
         if value in (None, "", [], {}):
             continue
-        lines += ["", f"## {key.replace('_', ' ').capitalize()}", "", _render_extra(value)]
+        lines += ["", f"## {model_heading(key.replace('_', ' ').capitalize())}", "",
+                  without_headings(_render_extra(value))]
     return "\n".join(lines).rstrip() + "\n"
 
 
