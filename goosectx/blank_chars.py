@@ -18,3 +18,13 @@ VARIATION_SELECTORS = (*range(0xFE00, 0xFE10), *range(0xE0100, 0xE01F0))
 """U+FE00–U+FE0F and U+E0100–U+E01EF: invisible, they change how the character before them
 is drawn (an emoji's ❤️) — in a command, ``ls<U+FE0F>`` looks like ``ls`` but is another
 program, and 256 of them can carry a hidden payload."""
+
+
+def quoted(text: str) -> str:
+    """``text`` quoted for a one-line message, a blank-looking character as ``<U+2800>``.
+
+    A name or id the user typed, echoed in an error (``no session matches 'fix<U+2800>'``):
+    Python's quoting shows a control or separator character as an escape, but prints U+2800
+    or U+3164 as they are — blank — so the name looks like one that exists.
+    """
+    return repr("".join(f"<U+{ord(c):04X}>" if ord(c) in BLANK_LOOKING else c for c in text))

@@ -132,3 +132,14 @@ def test_a_taken_name_with_a_space_is_quoted_in_the_resume_hint(tmp_path: Path) 
         store.create_session(tmp_path, name="my task")
     assert "continue it with --resume 'my task'," in info.value.one_line()
     store.close()
+
+
+def test_a_lookup_that_finds_nothing_shows_a_blank_looking_character_it_was_given(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    store = SessionStore(load_settings().data_dir)
+    store.create_session(tmp_path, name="fix", model="m")
+    store.close()
+    code, _out, err = run_cli(capsys, "sessions", "show", "fix\u2800")
+    assert code == 2 and "no session matches 'fix<U+2800>'" in err  # not 'fix⠀', like 'fix'
+    code, _out, err = run_cli(capsys, "session", "--resume", "\u00a0\u2028")
+    assert code == 2 and "--resume '<U+00A0>\\u2028' names no session" in err

@@ -10,6 +10,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from goosectx.blank_chars import quoted
 from goosectx.cli.collector import cycle_collector_paused, keep_out_of_collections
 from goosectx.cli.sanitize import one_line_safe
 from goosectx.config import Settings
@@ -131,9 +132,7 @@ def quoted_name(name: str) -> str:
     Characters that draw as blank or nothing are shown as ``<U+00A0>`` (as in tool calls), so
     the name the error is about is visible.
     """
-    from goosectx.cli.sanitize import code_safe
-
-    return repr(code_safe(name if len(name) <= 32 else name[:31] + "…"))
+    return quoted(name if len(name) <= 32 else name[:31] + "…")
 
 
 def open_store(settings: Settings, *, read_only: bool = False) -> SessionStore:
@@ -365,7 +364,7 @@ def resolve_session(settings: Settings, ref: str, *, read_only: bool = False
     """
     if not (settings.data_dir / "sessions.db").exists():
         raise SessionNotFound(
-            f"no session matches {ref!r} (no sessions saved yet in {settings.data_dir})",
+            f"no session matches {quoted(ref)} (no sessions saved yet in {settings.data_dir})",
             "start one with: goosectx",
         )
     store = open_store(settings, read_only=read_only)

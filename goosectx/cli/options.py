@@ -87,9 +87,10 @@ def _session_ref(value: str | None) -> str | None:
     So is one starting with ``-``: the next option, the name left out (``--resume --debug``).
     """
     if value is not None and not value.strip():
+        from goosectx.blank_chars import quoted
         from goosectx.errors import UsageError
 
-        raise UsageError(f"--resume {value!r} names no session (an unset variable?)",
+        raise UsageError(f"--resume {quoted(value)} names no session (an unset variable?)",
                          "give a session name or id — list them with: goosectx sessions list")
     if value is not None and value.startswith("-"):  # goosectx --resume --debug: no name
         from goosectx.errors import UsageError

@@ -9,6 +9,7 @@ from __future__ import annotations
 import difflib
 from pathlib import Path
 
+from goosectx.blank_chars import quoted
 from goosectx.errors import SessionAmbiguous, SessionNotFound
 from goosectx.store.database import StoreDatabase
 
@@ -43,7 +44,7 @@ class SessionLookup(StoreDatabase):
         if not rows or not ref:
             close = self._close_to(ref)
             raise SessionNotFound(
-                f"no session matches {ref[:60]!r}" + ("…" if len(ref) > 60 else ""),
+                f"no session matches {quoted(ref[:60])}" + ("…" if len(ref) > 60 else ""),
                 (f"did you mean {close!r}? " if close else "")
                 + "list them with: goosectx sessions list", suggestion=close)
         matching = int(rows[0][1])
@@ -53,7 +54,7 @@ class SessionLookup(StoreDatabase):
             if more:
                 shown += f" and {more} more"
             raise SessionAmbiguous(
-                f"{ref!r} matches {matching} sessions ({shown})",
+                f"{quoted(ref)} matches {matching} sessions ({shown})",
                 "type more of the id (goosectx sessions list shows every id)",
             )
         return str(rows[0][0])

@@ -17,6 +17,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from goosectx.blank_chars import quoted
 from goosectx.conversation import Conversation, Message
 from goosectx.errors import SessionNameTaken, SessionNotFound, StoreCorrupt, StoreError
 from goosectx.session import (
@@ -107,7 +108,7 @@ class SessionStore(MessageStore, LedgerStore, ExtensionRecordStore, SearchStore,
             row = conn.execute("SELECT id FROM sessions WHERE name=?", (session.name,)).fetchone()
             if row:
                 raise SessionNameTaken(
-                    f"a session named {session.name!r} already exists ({row[0]})",
+                    f"a session named {quoted(session.name)} already exists ({row[0]})",
                     f"continue it with --resume {shlex.quote(session.name)}, "
                     "or pick another --name",
                 )
@@ -273,7 +274,7 @@ class SessionStore(MessageStore, LedgerStore, ExtensionRecordStore, SearchStore,
             row = conn.execute("SELECT id FROM sessions WHERE name=? AND id<>?",
                                (name, session_id)).fetchone()
             if row:
-                raise SessionNameTaken(f"a session named {name!r} already exists ({row[0]})",
+                raise SessionNameTaken(f"a session named {quoted(name)} already exists ({row[0]})",
                                        "pick another name")
             _refuse_an_id(conn, name, session_id)
             conn.execute("UPDATE sessions SET name=? WHERE id=?", (name, session_id))
@@ -335,9 +336,9 @@ def _refuse_an_id(conn: sqlite3.Connection, name: str, session_id: str | None) -
     """
     if conn.execute("SELECT 1 FROM sessions WHERE id=? AND id IS NOT ?",
                     (name, session_id)).fetchone():
-        raise SessionNameTaken(f"{name!r} is the id of another session", "pick another name")
+        raise SessionNameTaken(f"{quoted(name)} is the id of another session", "pick another name")
     pattern = re.sub(r"([\\%_])", r"\\\1", name) + "%"
     if conn.execute("SELECT 1 FROM sessions WHERE id LIKE ? ESCAPE '\\' AND id IS NOT ?",
                     (pattern, session_id)).fetchone():
-        raise SessionNameTaken(f"{name!r} begins the id of another session (a name would hide "
-                               "that id's prefix)", "pick another name")
+        raise SessionNameTaken(f"{quoted(name)} begins the id of another session (a name would "
+                               "hide that id's prefix)", "pick another name")
