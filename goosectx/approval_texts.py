@@ -26,10 +26,15 @@ RULE_BOUND_WAY_OUT = ("no --allow rule or mode can run it: answer it in the REPL
 
 
 def non_interactive_denied_text(verdict: ApprovalVerdict | None) -> str:
-    """What the model gets for a call ``run`` denied without a terminal: why, for a rule's ask."""
-    if verdict is None or not verdict.rule_bound:
+    """What the model gets for a call ``run`` denied without a terminal.
+
+    Why, for a rule's ask or a read that read scoping asks about (a sensitive file, a path
+    outside the project).
+    """
+    if verdict is None or not verdict.rule_bound and verdict.read_why is None:
         return NON_INTERACTIVE_DENIED_TEXT
-    return f"{NON_INTERACTIVE_DENIED_TEXT} It needs approval because {verdict.reason}."
+    why = verdict.reason if verdict.rule_bound else verdict.read_why
+    return f"{NON_INTERACTIVE_DENIED_TEXT} It needs approval because {why}."
 
 
 CHAT_MODE_TEXT = (

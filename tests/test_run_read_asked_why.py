@@ -58,3 +58,12 @@ def test_a_newline_in_the_path_cannot_split_the_warning_line(fake_model: FakeSer
     (line,) = [w for w in err.splitlines() if w.startswith("goosectx: warning:")]
     assert "\u240agoosectx: fake line" in line
     assert not any(w.startswith("goosectx: fake line") for w in err.splitlines())
+
+
+def test_denied_calls_say_a_sensitive_file_was_why(fake_model: FakeServer, workdir: Path) -> None:
+    (workdir / ".htpasswd").write_text("admin:$apr1$x$y\n")
+    fake_model.add(view(".htpasswd"), {"text": "ok"})
+    (call,) = json.loads(run("json")[1])["denied_calls"]
+    reason = call["reason"]  # it was "needs approval and there is no terminal to ask" alone
+    assert reason.startswith("needs approval and there is no terminal to ask: ")
+    assert ".htpasswd" in reason and "sensitive file" in reason
