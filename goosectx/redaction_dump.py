@@ -111,7 +111,10 @@ def dump_spans(text: str, may_hold: Callable[[str], bool], find: Find) -> list[t
         places = [i for i, ch in enumerate(order) if ch != "\0"] if kept is not order else []
         for start, end in find(kept):
             first, last = (places[start], places[end - 1]) if places else (start, end - 1)
-            spans.append((_cell(text, chain, first)[0], _cell(text, chain, last)[1]))
+            line, (_, end_at) = _cell(text, chain, last)
+            if line.cells[1] < line.end:  # (its text column shows the key's end: it goes too)
+                end_at = line.end - (text[line.end - 1] == "\r")
+            spans.append((_cell(text, chain, first)[1][0], end_at))
     return spans
 
 
@@ -138,14 +141,14 @@ def _readings(text: str) -> Iterator[tuple[list[_Line], str, str]]:
             yield chain, order, order.replace("\0", "") if "\0" in order else order
 
 
-def _cell(text: str, chain: list[_Line], index: int) -> tuple[int, int]:
-    """Where the byte at ``index`` of ``chain``'s bytes is written (its group's cell)."""
+def _cell(text: str, chain: list[_Line], index: int) -> tuple[_Line, tuple[int, int]]:
+    """Where the byte at ``index`` of ``chain``'s bytes is written: its line, its group's cell."""
     for line in chain:
         if index < len(line.data):
             spans = line.cell_spans(text)
-            return spans[min(index, len(spans) - 1)]
+            return line, spans[min(index, len(spans) - 1)]
         index -= len(line.data)
-    return chain[-1].cells
+    return chain[-1], chain[-1].cells
 
 
 def _swapped(data: str, size: int) -> str:
