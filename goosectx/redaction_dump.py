@@ -57,6 +57,7 @@ rest of a character before it)."""
 _CHAR_CELL = (r"(?: {3}[^ \t\r\n\x07]| {2}\\[0abfnrtv\\]| [0-3][0-7]{2}| {4}| {2}\*\*"
               + "".join(f"|{name:>4}" for name in _NAMES) + ")")
 _HEX = "[0-9a-fA-F]"
+_HEX_DIGITS = "0123456789abcdefABCDEF"
 _HEAD = (rf"(?:0{_HEX}{{5,15}}:?[ \t]| {_HEX}{{2,32}}(?: {_HEX}{{2,32}}){{2}}"
          r"|   [^ \t\r\n\x07]   [^ \t\r\n\x07])")
 """The start of a dump's line: an offset (a ``0`` first), or cells indented as ``od -An``
@@ -75,7 +76,7 @@ _PRINTABLE = LazyPattern(r"[\t\n\r -~]{8,}")
 Find = Callable[[str], list[tuple[int, int]]]
 
 
-@dataclass
+@dataclass(slots=True)
 class _Line:
     """A dump's line: where its cells are, what they write (bytes as characters)."""
 
@@ -163,43 +164,47 @@ def _swapped(data: str, size: int) -> str:
 
 def _chains(text: str) -> Iterator[list[_Line]]:
     """Each run of ``text``'s dump lines of one format, in order (``od -c -tx1``: a run each)."""
-    block: list[_Line] = []
-    for line in [*_lines(text), None]:
-        if line is not None and (not block or block[-1].end + 1 == line.start):
-            block.append(line)
+    for block in _blocks(text):
+        first = block[0]
+        if all(line.offset == first.offset and line.kind == first.kind
+               and line.width == first.width for line in block):
+            yield block  # (the most: one format, each line after an offset or none)
             continue
         runs: dict[int, list[list[_Line]]] = {}  # by place after the offset's line
-        phase, offsets = 0, any(each.offset for each in block)
-        for each in block:
-            phase = phase + 1 if offsets and not each.offset else 0
+        phase, offsets = 0, any(line.offset for line in block)
+        for line in block:
+            phase = phase + 1 if offsets and not line.offset else 0
             chains = runs.setdefault(phase, [])
-            if chains and (chains[-1][-1].kind, chains[-1][-1].width) == (each.kind, each.width):
-                chains[-1].append(each)
+            if chains and (chains[-1][-1].kind, chains[-1][-1].width) == (line.kind, line.width):
+                chains[-1].append(line)
             else:
-                chains.append([each])
+                chains.append([line])
         yield from (chain for chains in runs.values() for chain in chains)
-        block = [line] if line is not None else []
 
 
-def _lines(text: str) -> Iterator[_Line]:
-    """Each line of ``text`` that is a dump's (:class:`_Line`), in order."""
+def _blocks(text: str) -> Iterator[list[_Line]]:
+    """Each run of ``text``'s lines that are a dump's (:class:`_Line`), line after line."""
     pos, start = 0, 0 if _FIRST.match(text) else -1
+    joined = "\x07" in text
     while True:
         if start < 0:
             found = [m.start() for gate in _STARTS if (m := gate.search(text, pos))]
             if not found:
                 return
             start = min(found) + 1
+        block = []
         while start < len(text):
             end = text.find("\n", start)
             end = len(text) if end < 0 else end
-            if (joiner := text.find("\x07", start, end)) >= 0:
+            if joined and (joiner := text.find("\x07", start, end)) >= 0:
                 end = joiner
             line = _line(text, start, end)
             if line is None:
                 break
-            yield line
+            block.append(line)
             start = end + 1
+        if block:
+            yield block
         pos, start = start, -1
 
 
@@ -230,14 +235,12 @@ def _text_column(cells: str) -> bool:
     Further from the word before than that one is from its own (``xxd -g8``'s text column
     of 16 hex digits after 2 spaces, its cells 1 apart).
     """
-    words = cells.split()
-    if len(words) < 3:
+    before = cells.rstrip().rstrip(_HEX_DIGITS)
+    gap = len(before) - len(before := before.rstrip())
+    if gap < 2:
         return False
-    stripped = cells.rstrip()
-    last = len(stripped) - len(words[-1])
-    before = last - len(stripped[:last].rstrip())
-    second = len(stripped[:last].rstrip()) - len(words[-2])
-    return before > second - len(stripped[:second].rstrip())
+    earlier = before.rstrip(_HEX_DIGITS)
+    return gap > len(earlier) - len(earlier.rstrip()) > 0
 
 
 def _other_hex(text: str, match: re.Match[str], words: list[str], width: int) -> _Line | None:
