@@ -9,7 +9,8 @@ is in the text, and ``od -x`` or ``hexdump`` write each two bytes swapped (``6a6
 ``oj``). Here each run of a dump's lines of one format is decoded to its bytes (as Latin-1
 characters), which the caller searches (:func:`dump_spans`: a form of a key, a run of 13+ of
 its characters); what it finds there is redacted over the cells it was written in, from the
-first to the last (the offsets and text columns between go with them). Cells read:
+first to the last (the offsets and text columns between go with them, and the last line's
+text column, which shows the key's end). Cells read:
 
 * hex, a byte (``hexdump -C``, ``xxd -g1``, ``od -tx1``) or a group of 2, 4, 8… (``xxd``,
   ``xxd -g4``, ``xxd -g0``, ``od -x``, ``od -tx4``, ``hexdump``), either case: a group is read
@@ -17,18 +18,20 @@ first to the last (the offsets and text columns between go with them). Cells rea
   machine's) and redacted whole;
 * characters, 4 columns each (``od -c``, ``od -ta``, ``hexdump -c``): ``   k``, ``  \n``, an
   octal byte `` 303`` (``od -b`` writes the same cells), a name (``sp``, ``nul``);
-* octal bytes without an offset (``od -An -b``) and bits (``xxd -b``: ``01110011``).
+* bits (``xxd -b``: ``01110011``).
 
 A line starts with an offset of 6–16 hex digits (the first a ``0``) or is indented
 (``od -An``). NULs are dropped from the bytes (a UTF-16 file's ``6b 00 65 00``). With several
 formats (``od -c -tx1``: a line of each after one offset) each line is read with those of its
 format. Not read: decimal (``od -d``) and octal words (``od -o``), ``hexdump -e`` formats,
-``xxd -p`` (plain hex: a whole key in it is one of its forms).
+a piece of a key in ``xxd -p``'s plain hex (a whole key in it is one of its forms), a key
+with a character outside ASCII (its UTF-8 bytes are read one a character).
 
 Cost: a text is searched for a line that starts so (a regex starting with a newline: ``re``
-skips to each, ~4 ms a MB of source code); such lines are parsed a regex each and their bytes
-decoded and checked a run at a time, in C; only a run that may hold a key is mapped back
-(bench/redaction_dump.py).
+skips to each, 1–2 ms a MB of text with no dump); such lines are parsed a regex each and a
+run's bytes decoded and checked at once (its runs of 8+ printable characters only: a dump of
+random bytes holds few); only a run that may hold a key is mapped back, ~0.1–0.25 s a MB of
+dump (bench/redaction_dump.py).
 """
 
 from __future__ import annotations
