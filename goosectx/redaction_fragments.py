@@ -36,6 +36,7 @@ from goosectx.redaction import (
     replaced,
 )
 from goosectx.redaction_check import joined_batches
+from goosectx.redaction_dump import dump_spans, dumps_may_hold
 from goosectx.redaction_joined import finder_of
 from goosectx.redaction_separated import separated
 from goosectx.redaction_unescape import Unescaped, escapes, may_hold_escape
@@ -137,6 +138,10 @@ class Fragments:
             pos = end
         return "".join(pieces) + text[pos:]
 
+    def spans(self, text: str) -> list[tuple[int, int]]:
+        """Where :meth:`__call__` redacts ``text`` read as it is (in order; they may overlap)."""
+        return sorted(self._spans(text)) if self._blocks else []
+
     def _spans(self, text: str) -> list[tuple[int, int]]:
         found: list[tuple[int, int]] = []
         for secret, q in self._blocks:
@@ -153,6 +158,17 @@ class Fragments:
                     found.append((start, end))
                 at = text.find(block, end)
         return found
+
+
+def apart(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """``spans`` in order, those that overlap or touch made one."""
+    merged: list[tuple[int, int]] = []
+    for start, end in sorted(spans):
+        if merged and start <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(end, merged[-1][1]))
+        else:
+            merged.append((start, end))
+    return merged
 
 
 _last: tuple[tuple[str, ...], Fragments] | None = None
@@ -190,13 +206,22 @@ class WithPieces:
         return list(getattr(self.inner, "secrets", ()))
 
     def __call__(self, text: str) -> str:
-        """``text`` redacted by ``inner``, of a key as a list, of each run of its characters."""
+        """``text`` redacted by ``inner``, of a key as a list or dumped, of each run of a key.
+
+        Those runs read joined too: a list's, a dump's (:mod:`goosectx.redaction_dump`:
+        ``hexdump -C -s 40 -n 30`` of a file holding a key shows a piece of it).
+        """
         text = self.inner(text)
-        if (reading := separated(text)) is not None and (finder := finder_of(self.inner)) \
-                and finder.secrets and not finder.changes_none(
-                    reading.windows(6 * len(finder.secrets[0]))):
-            text = replaced(text, reading.spans(finder.spans(reading.text)))  # (6: "%XX" hex)
-        return self._fragments()(text)
+        finder, fragments = finder_of(self.inner), self._fragments()
+        if finder is None or not finder.secrets:
+            return fragments(text)
+        spans = dump_spans(text, self._may_hold,
+                           lambda data: finder.spans(data) + fragments.spans(data))
+        if (reading := separated(text)) is not None:
+            if not finder.changes_none(reading.windows(6 * len(finder.secrets[0]))):
+                spans += reading.spans(finder.spans(reading.text))  # (6: "%XX" of hex)
+            spans += reading.spans(fragments.spans(reading.text))
+        return fragments(replaced(text, apart(spans)) if spans else text)
 
     def changes_none(self, texts: Iterable[str]) -> bool:
         """True when redacting each of ``texts`` would give it back as it is.
@@ -224,7 +249,14 @@ class WithPieces:
         if check is None:
             return all(self(t) == t for t in texts)
         return all(check([batch]) and not fragments.found_in(batch) and separated(batch) is None
+                   and not dumps_may_hold(batch, self._may_hold)
                    for batch in joined_batches(texts, JOINER))
+
+    def _may_hold(self, data: str) -> bool:
+        """True when ``data`` (a dump's bytes) may hold a form of a key or a run of one."""
+        finder = finder_of(self.inner)
+        return finder is not None and not finder.changes_none([data]) \
+            or self._fragments().found_in(data)
 
     def _fragments(self) -> Fragments:
         key = tuple(self.secrets)

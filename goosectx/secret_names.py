@@ -2,9 +2,9 @@
 
 docs/architecture.md §4 (secrets). A variable is secret when its name matches
 :data:`SECRET_NAME` (``*_API_KEY``, ``*_TOKEN``, ``*SECRET*``, ``*PASSWORD*``, ``*WEBHOOK*``,
-``*_AUTH_*``, ``*COOKIE*``, ``*_PAT``, …) or its value is a URL with a password
-(``postgres://user:pw@host/db``) or a token for its user name, a ``Bearer``/``Basic`` header
-value or a Slack/Discord webhook URL (:data:`SECRET_VALUE`) or a vendor's key format
+``*_AUTH_*``, ``*COOKIE*``, ``*_PAT``, ``*_PWD``, ``*PASS``, …) or its value is a URL with a
+password (``postgres://user:pw@host/db``) or a token for its user name, a ``Bearer``/``Basic``
+header value or a Slack/Discord webhook URL (:data:`SECRET_VALUE`) or a vendor's key format
 (``ghp_…``, ``sk-…``, ``AKIA…``: :data:`WELL_KNOWN_KEY`). Secret variables never reach a
 child process (``tools/builtin.py``) and their values are redacted
 (:mod:`goosectx.redaction`).
@@ -25,9 +25,14 @@ MIN_SECRET_CHARS = 8
 SECRET_NAME = re.compile(
     r"(_API_KEY|APIKEY|_ACCESS_KEY|_PRIVATE_KEY|_KEY$|_TOKEN|^TOKEN$|SECRET|PASSWORD|PASSWD"
     r"|PASSPHRASE|CREDENTIAL|_PAT$|_PAT_|^PAT$|WEBHOOK|COOKIE|BEARER|SESSION_?KEY|SIGNATURE"
-    r"|SIGNING|(?:^|_)(?:AUTH|AUTHORIZATION|AUTHN|AUTHZ|PASS|PRIVATE)(?:_|$))",
+    r"|SIGNING|(?:^|_)(?:AUTH|AUTHORIZATION|AUTHN|AUTHZ|PASS|PRIVATE)(?:_|$)|_PWD?(?:_|$)"
+    r"|(?<!BY)(?<!COM)(?<!ASK)PASS$)",
     re.IGNORECASE)
-"""Names of variables whose value is a secret (case-insensitive search)."""
+"""Names of variables whose value is a secret (case-insensitive search): ``_PWD`` and ``_PW``
+as a part after another (``MYSQL_PWD``, ``LDAP_BIND_PW``; not ``PWD`` or ``OLDPWD``, the
+working directories) and a name ending in ``PASS`` (``SSHPASS``, ``PGPASS``; not ``BYPASS``
+or ``SSH_ASKPASS``, a program) too."""
+_PW_PART = re.compile(r"_PWD?(?=_|$)", re.IGNORECASE)
 NOT_SECRET_NAMES = frozenset({"SSH_AUTH_SOCK"})
 """Names :data:`SECRET_NAME` matches that hold no secret (a socket path)."""
 URL_WITH_PASSWORD = re.compile(r"\b[a-z][a-z0-9+.-]*://[^\s:/@]*:([^\s/@]+)@", re.IGNORECASE)
@@ -42,13 +47,18 @@ WELL_KNOWN_KEY = re.compile(
     r"(?<![A-Za-z0-9_-])(?:gh[pousr]_[A-Za-z0-9]{36,251}|github_pat_[A-Za-z0-9_]{50,250}"
     r"|sk-(?=[A-Za-z0-9_-]*[0-9])(?:ant-|proj-)?[A-Za-z0-9_-]{20,250}|xox[abprs]-[A-Za-z0-9-]{10,250}"
     r"|glpat-[A-Za-z0-9_-]{20,250}|hf_[A-Za-z0-9]{30,250}|(?:AKIA|ASIA)[A-Z0-9]{16}"
-    r"|AIza[A-Za-z0-9_-]{35}|npm_[A-Za-z0-9]{36})(?![A-Za-z0-9_-])")
+    r"|AIza[A-Za-z0-9_-]{35}|npm_[A-Za-z0-9]{36}"
+    r"|(?:sk|rk)_(?:live|test)_(?=[A-Za-z0-9]*[0-9])[A-Za-z0-9]{20,250}|whsec_[A-Za-z0-9]{32,250}"
+    r"|SG\.[A-Za-z0-9_-]{20,24}\.[A-Za-z0-9_-]{40,50}"
+    r"|eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{16,})(?![A-Za-z0-9_-])")
 """A vendor's key format (GitHub ``ghp_``/``gho_``/``ghu_``/``ghs_``/``ghr_`` and
 ``github_pat_``, OpenAI and Anthropic ``sk-``/``sk-proj-``/``sk-ant-``, Slack ``xoxb-``…,
 GitLab ``glpat-``, Hugging Face ``hf_``, AWS ``AKIA``/``ASIA`` key ids, Google ``AIza``, npm
-``npm_``), each with its length and characters: a value that is one (or holds one as a word)
-is a secret whatever its variable's name (``GHX=ghp_…``). Ordinary values are too short or
-hold other characters (``sk-1``, ``sk-learn``, ``AKIA`` alone)."""
+``npm_``, Stripe ``sk_live_``/``sk_test_``/``rk_live_``/``rk_test_`` with a digit and its
+webhook ``whsec_``, SendGrid ``SG.…….……``, a signed JWT ``eyJ….eyJ….…``), each with its length
+and characters: a value that is one (or holds one as a word) is a secret whatever its
+variable's name (``GHX=ghp_…``). Ordinary values are too short or hold other characters
+(``sk-1``, ``sk-learn``, ``AKIA`` alone, ``sk_test_helpers.py``, ``SG.config``)."""
 
 
 SECRET_FILE_NAME = "its name holds a secret: rename it to mention it"
@@ -61,10 +71,23 @@ def secret_name(name: str) -> bool:
     return bool(SECRET_NAME.search(name)) and name.upper() not in NOT_SECRET_NAMES
 
 
+def named_secret(name: str, value: str) -> bool:
+    """True when ``name`` says ``value`` is a secret (:func:`secret_name`).
+
+    But for a directory: a name secret only by its ``_PWD``/``_PW`` part holding an absolute
+    path (``HOST_PWD=/home/me/app``, a working directory as ``PWD`` is) is not one.
+    """
+    if not secret_name(name):
+        return False
+    return not (value.startswith("/") and _PW_PART.search(name) is not None
+                and not secret_name(_PW_PART.sub("", name)))
+
+
 def is_secret(name: str, value: str) -> bool:
     """True when ``name=value`` holds a secret (by its name, a URL password or its value)."""
-    return secret_name(name) or bool(URL_WITH_PASSWORD.search(value) or SECRET_VALUE.match(value)
-                                     or WELL_KNOWN_KEY.search(value))
+    return named_secret(name, value) or bool(
+        URL_WITH_PASSWORD.search(value) or SECRET_VALUE.match(value)
+        or WELL_KNOWN_KEY.search(value))
 
 
 def secret_values(environ: Mapping[str, str] | None = None) -> list[str]:
@@ -76,7 +99,7 @@ def secret_values(environ: Mapping[str, str] | None = None) -> list[str]:
     env = os.environ if environ is None else environ
     values: set[str] = set()
     for name, value in env.items():
-        if secret_name(name):
+        if named_secret(name, value):
             values.add(value)
         for match in URL_WITH_PASSWORD.finditer(value):
             values.update((value, urllib.parse.unquote(match.group(1)), match.group(1)))

@@ -61,7 +61,7 @@ def tool_env(settings: Settings, environ: Mapping[str, str] | None = None) -> di
 
     Dropped: names matching ``*_API_KEY``, ``*_TOKEN``, ``*SECRET*``, ``*PASSWORD*``,
     ``*_ACCESS_KEY_ID``, ``*_PAT`` and the rest of :data:`goosectx.secret_names.SECRET_NAME`
-    (``*WEBHOOK*``, ``*_AUTH_*``, ``*COOKIE*``, ``*_PASS``, … but not ``SSH_AUTH_SOCK``;
+    (``*WEBHOOK*``, ``*_AUTH_*``, ``*COOKIE*``, ``*_PASS``, ``*_PWD``, … but not ``SSH_AUTH_SOCK``;
     case-insensitive), values that are URLs with a password or a token for the user name,
     ``Bearer …``/``Basic …`` header values and Slack/Discord webhook URLs
     (:data:`goosectx.secret_names.SECRET_VALUE`), every configured model's
