@@ -242,7 +242,8 @@ class WithPieces:
                 reading = inner.reading(batch)
                 windows = inner.escape_windows(reading) if reading.changed else []
                 if not inner.none_in_batch(batch, windows) or fragments.found_in(
-                        batch, windows) or separated(batch, reading) is not None:
+                        batch, windows) or separated(batch, reading) is not None \
+                        or dumps_may_hold(batch, self._may_hold):
                     return False
             return True
         check = getattr(inner, "changes_none", None)
