@@ -68,32 +68,58 @@ def draw_folded_result(surface: Surface, response: ToolResponse, title: str,
             surface._plain(f"  | {line}")
         return
     text = Text("  " + header, style="red" if response.is_error else "green")
+    width = surface.console.width  # (a terminal's is asked of the OS at each read)
     for line in body:
-        _gutter_rows(text, surface, line)
+        _gutter_rows(text, surface, line, width=width)
     if fold:
-        _gutter_rows(text, surface, fold, "dim italic")
+        _gutter_rows(text, surface, fold, "dim italic", width=width)
     for line in markers or ():
-        _gutter_rows(text, surface, line, "dim italic")
+        _gutter_rows(text, surface, line, "dim italic", width=width)
     for line in tail:
-        _gutter_rows(text, surface, line)
-    surface.console.print(text)
+        _gutter_rows(text, surface, line, width=width)
+    surface.console.print(text, no_wrap=_prewrapped(header, width) or None)
 
 
-def _gutter_rows(text: Text, surface: Surface, line: str, style: str = "") -> None:
+def _gutter_rows(text: Text, surface: Surface, line: str, style: str = "", *,
+                 width: int | None = None) -> None:
     """Append ``line`` to ``text`` wrapped inside the gutter: every row starts with ``  │ ``.
 
     Printed as one line, a line wider than the terminal wrapped to column 0, where tool text
-    reads as goosectx's own.
+    reads as goosectx's own. ``width``: the console's, when the caller has read it.
     """
-    indented_rows(text, surface.console, line, style, indent=Text(GUTTER, style="dim"))
+    indented_rows(text, surface.console, line, style, indent=Text(GUTTER, style="dim"),
+                  width=width)
 
 
 def indented_rows(text: Text, console: Console, line: str, style: str = "", *,
-                  indent: Text) -> None:
-    """Append ``line`` to ``text`` wrapped at the console width, every row after ``indent``."""
-    width = max(console.width - indent.cell_len, 8)
-    for row in Text(line, style=style).wrap(console, width, overflow="fold"):
+                  indent: Text, width: int | None = None) -> None:
+    """Append ``line`` to ``text`` wrapped at the console width, every row after ``indent``.
+
+    ``width``: the console's width, when the caller has read it for many lines.
+    """
+    room = max((console.width if width is None else width) - indent.cell_len, 8)
+    if _fits(line, room):  # one row, as rich's wrap would make it (a tenth of its cost)
+        text.append("\n").append_text(indent).append(line, style)
+        return
+    for row in Text(line, style=style).wrap(console, room, overflow="fold"):
         text.append("\n").append_text(indent).append_text(row)
+
+
+def _prewrapped(header: str, width: int) -> bool:
+    """True when rich's wrapping of a drawn result would change nothing: no need to ask it.
+
+    Every row is wrapped inside the gutter already (:func:`indented_rows`); when the header
+    line fits too, rich would divide each line of the text again and keep it whole (at
+    several times the cost of the rows). A console narrower than the gutter and its 8
+    columns wraps rows past its width: rich wraps them once more.
+    """
+    return (width >= len(GUTTER) + 8 and "\t" not in header and "\n" not in header
+            and Text("  " + header).cell_len <= width)
+
+
+def _fits(line: str, width: int) -> bool:
+    """True when ``line`` is printable ASCII (one cell a character, no tab) of ``width`` or less."""
+    return len(line) <= width and line.isascii() and line.isprintable()
 
 
 def _hidden_cut_markers(output: str, hidden: int) -> list[str] | None:
