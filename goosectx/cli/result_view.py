@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from rich.segment import Segment, Segments
+from rich.style import Style
 from rich.text import Text
 
 from goosectx.cli.diffview import diff_plain, diff_summary, diff_text
@@ -67,17 +69,46 @@ def draw_folded_result(surface: Surface, response: ToolResponse, title: str,
         for line in tail:
             surface._plain(f"  | {line}")
         return
-    text = Text("  " + header, style="red" if response.is_error else "green")
+    style = "red" if response.is_error else "green"
+    rows = [*((line, "") for line in body), *(((fold, "dim italic"),) if fold else ()),
+            *((line, "dim italic") for line in markers or ()), *((line, "") for line in tail)]
     width = surface.console.width  # (a terminal's is asked of the OS at each read)
-    for line in body:
-        _gutter_rows(text, surface, line, width=width)
-    if fold:
-        _gutter_rows(text, surface, fold, "dim italic", width=width)
-    for line in markers or ():
-        _gutter_rows(text, surface, line, "dim italic", width=width)
-    for line in tail:
-        _gutter_rows(text, surface, line, width=width)
-    surface.console.print(text, no_wrap=_prewrapped(header, width) or None)
+    if _prewrapped(header, width):
+        surface.console.print(_result_lines(surface.console, header, style, rows, width))
+        return
+    text = Text("  " + header, style=style)
+    for line, row_style in rows:
+        _gutter_rows(text, surface, line, row_style, width=width)
+    surface.console.print(text)
+
+
+def _result_lines(console: Console, header: str, style: str, rows: list[tuple[str, str]],
+                  width: int) -> Segments:
+    """A result whose header fits, as the segments rich makes of its text, made directly.
+
+    Every row is wrapped inside the gutter (:func:`indented_rows`); rich would then divide
+    each line of the whole text again and keep it whole, at several times the cost of the
+    rows. The styles are those rich gives each span: the result's own, the gutter's ``dim``
+    and a row's (``dim italic``) on top of it.
+    """
+    base = console.get_style(style)
+    gutter = Segment(GUTTER, base + console.get_style("dim"))
+    row_styles: dict[str, Style] = {"": base}
+    new_line = Segment("\n")
+    segments = [Segment(Text("  " + header).plain, base), new_line]
+    room = max(width - len(GUTTER), 8)
+    for line, row_style in rows:
+        look = row_styles.get(row_style)
+        if look is None:
+            look = row_styles[row_style] = base + console.get_style(row_style)
+        pieces = [line] if _fits(line, room) else [
+            row.plain for row in Text(line).wrap(console, room, overflow="fold")]
+        for piece in pieces:
+            segments.append(gutter)
+            if piece:
+                segments.append(Segment(piece, look))
+            segments.append(new_line)
+    return Segments(segments)
 
 
 def _gutter_rows(text: Text, surface: Surface, line: str, style: str = "", *,
@@ -106,12 +137,11 @@ def indented_rows(text: Text, console: Console, line: str, style: str = "", *,
 
 
 def _prewrapped(header: str, width: int) -> bool:
-    """True when rich's wrapping of a drawn result would change nothing: no need to ask it.
+    """True when rich's wrapping of a drawn result would change nothing (:func:`_result_lines`).
 
-    Every row is wrapped inside the gutter already (:func:`indented_rows`); when the header
-    line fits too, rich would divide each line of the text again and keep it whole (at
-    several times the cost of the rows). A console narrower than the gutter and its 8
-    columns wraps rows past its width: rich wraps them once more.
+    Its rows are wrapped inside the gutter already; so is the whole result when its header
+    line fits too. A console narrower than the gutter and its 8 columns has rows wider than
+    itself, which rich wraps once more.
     """
     return (width >= len(GUTTER) + 8 and "\t" not in header and "\n" not in header
             and Text("  " + header).cell_len <= width)
