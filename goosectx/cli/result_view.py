@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from rich.segment import Segment, Segments
+from rich.style import Style
 from rich.text import Text
 
 from goosectx.cli.diffview import diff_plain, diff_summary, diff_text
@@ -67,33 +69,87 @@ def draw_folded_result(surface: Surface, response: ToolResponse, title: str,
         for line in tail:
             surface._plain(f"  | {line}")
         return
-    text = Text("  " + header, style="red" if response.is_error else "green")
-    for line in body:
-        _gutter_rows(text, surface, line)
-    if fold:
-        _gutter_rows(text, surface, fold, "dim italic")
-    for line in markers or ():
-        _gutter_rows(text, surface, line, "dim italic")
-    for line in tail:
-        _gutter_rows(text, surface, line)
+    style = "red" if response.is_error else "green"
+    rows = [*((line, "") for line in body), *(((fold, "dim italic"),) if fold else ()),
+            *((line, "dim italic") for line in markers or ()), *((line, "") for line in tail)]
+    width = surface.console.width  # (a terminal's is asked of the OS at each read)
+    if _prewrapped(header, width):
+        surface.console.print(_result_lines(surface.console, header, style, rows, width))
+        return
+    text = Text("  " + header, style=style)
+    for line, row_style in rows:
+        _gutter_rows(text, surface, line, row_style, width=width)
     surface.console.print(text)
 
 
-def _gutter_rows(text: Text, surface: Surface, line: str, style: str = "") -> None:
+def _result_lines(console: Console, header: str, style: str, rows: list[tuple[str, str]],
+                  width: int) -> Segments:
+    """A result whose header fits, as the segments rich makes of its text, made directly.
+
+    Every row is wrapped inside the gutter (:func:`indented_rows`); rich would then divide
+    each line of the whole text again and keep it whole, at several times the cost of the
+    rows. The styles are those rich gives each span: the result's own, the gutter's ``dim``
+    and a row's (``dim italic``) on top of it.
+    """
+    base = console.get_style(style)
+    gutter = Segment(GUTTER, base + console.get_style("dim"))
+    row_styles: dict[str, Style] = {"": base}
+    new_line = Segment("\n")
+    segments = [Segment(Text("  " + header).plain, base), new_line]
+    room = max(width - len(GUTTER), 8)
+    for line, row_style in rows:
+        look = row_styles.get(row_style)
+        if look is None:
+            look = row_styles[row_style] = base + console.get_style(row_style)
+        pieces = [line] if _fits(line, room) else [
+            row.plain for row in Text(line).wrap(console, room, overflow="fold")]
+        for piece in pieces:
+            segments.append(gutter)
+            if piece:
+                segments.append(Segment(piece, look))
+            segments.append(new_line)
+    return Segments(segments)
+
+
+def _gutter_rows(text: Text, surface: Surface, line: str, style: str = "", *,
+                 width: int | None = None) -> None:
     """Append ``line`` to ``text`` wrapped inside the gutter: every row starts with ``  │ ``.
 
     Printed as one line, a line wider than the terminal wrapped to column 0, where tool text
-    reads as goosectx's own.
+    reads as goosectx's own. ``width``: the console's, when the caller has read it.
     """
-    indented_rows(text, surface.console, line, style, indent=Text(GUTTER, style="dim"))
+    indented_rows(text, surface.console, line, style, indent=Text(GUTTER, style="dim"),
+                  width=width)
 
 
 def indented_rows(text: Text, console: Console, line: str, style: str = "", *,
-                  indent: Text) -> None:
-    """Append ``line`` to ``text`` wrapped at the console width, every row after ``indent``."""
-    width = max(console.width - indent.cell_len, 8)
-    for row in Text(line, style=style).wrap(console, width, overflow="fold"):
+                  indent: Text, width: int | None = None) -> None:
+    """Append ``line`` to ``text`` wrapped at the console width, every row after ``indent``.
+
+    ``width``: the console's width, when the caller has read it for many lines.
+    """
+    room = max((console.width if width is None else width) - indent.cell_len, 8)
+    if _fits(line, room):  # one row, as rich's wrap would make it (a tenth of its cost)
+        text.append("\n").append_text(indent).append(line, style)
+        return
+    for row in Text(line, style=style).wrap(console, room, overflow="fold"):
         text.append("\n").append_text(indent).append_text(row)
+
+
+def _prewrapped(header: str, width: int) -> bool:
+    """True when rich's wrapping of a drawn result would change nothing (:func:`_result_lines`).
+
+    Its rows are wrapped inside the gutter already; so is the whole result when its header
+    line fits too. A console narrower than the gutter and its 8 columns has rows wider than
+    itself, which rich wraps once more.
+    """
+    return (width >= len(GUTTER) + 8 and "\t" not in header and "\n" not in header
+            and Text("  " + header).cell_len <= width)
+
+
+def _fits(line: str, width: int) -> bool:
+    """True when ``line`` is printable ASCII (one cell a character, no tab) of ``width`` or less."""
+    return len(line) <= width and line.isascii() and line.isprintable()
 
 
 def _hidden_cut_markers(output: str, hidden: int) -> list[str] | None:

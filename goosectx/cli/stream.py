@@ -60,15 +60,28 @@ def markdown_class() -> Any:
     answer (markdown-it is slow to import). A data URI, an encoded target and an escape
     sequence in the alt text or a link's target: :mod:`goosectx.cli.markdown_images`.
     """
+    from markdown_it import MarkdownIt
     from markdown_it.token import Token
     from rich.markdown import Markdown
 
     from goosectx.cli.markdown_images import hold_brackets, image_target, link_target, put_back
 
+    # rich's __init__ builds MarkdownIt().enable("strikethrough").enable("table") for every
+    # text (0.26 ms, as long as parsing a short answer takes); parsing keeps no state in it
+    # (tests/test_stream_markdown.py checks this parser parses as rich's own does)
+    parser = MarkdownIt().enable("strikethrough").enable("table")
+    settings: dict[tuple[Any, ...], dict[str, Any]] = {}
+
     class _ImagesAsLinks(Markdown):
         def __init__(self, markup: str, *args: Any, **kwargs: Any) -> None:
             held = hold_brackets(markup)
-            super().__init__(held, *args, **kwargs)
+            key = (*args, *sorted(kwargs.items()))
+            if key not in settings:  # the first text of these settings: rich's own __init__
+                super().__init__(held, *args, **kwargs)
+                settings[key] = dict(vars(self))
+            else:  # the same attributes, parsed by the one parser
+                vars(self).update(settings[key])
+                self.parsed = parser.parse(held)
             self.markup = markup
             if held is not markup:
                 put_back(self.parsed)
