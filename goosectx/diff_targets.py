@@ -23,6 +23,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from goosectx.diff_appliers import Applied, applied, appliers
+from goosectx.git_printed_diffs import printed_by_git
 from goosectx.protected_paths import Where, protected_write
 from goosectx.sensitive import expand_user
 from goosectx.shell_dirs import Unknown
@@ -133,6 +134,8 @@ def diff_writes(name: str, args: list[str], where: Where | None, fed: bool,
             return why
     if how.files or not fed:
         return None  # patch < x.diff: judged as the redirection's; no input: nothing
+    if not here and printed_by_git(name, args, how, line, where):
+        return None  # git stash show -p | git apply: judged as git stash apply (git_printed_diffs)
     if not here:
         return (f"{name} applies a diff it reads from a pipe or stream, which cannot be read "
                 "here: the files it writes are not known")

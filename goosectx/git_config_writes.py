@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 
-from goosectx.option_table import JUDGED_OUTPUT, Does, Hit, option_hits, table_name
+from goosectx.option_table import JUDGED_OUTPUT, Does, Hit, option_hits, own_cache, table_name
 from goosectx.protected_paths import Where, git_dirs, names_git_dir, protected_write
 from goosectx.sed_script import SED, backups, in_place_files
 from goosectx.shell_dirs import chdir_dirs
@@ -26,16 +26,18 @@ from goosectx.shell_git import git_subcommand
 from goosectx.shell_given import socat_files
 from goosectx.shell_options import WGET_VALUED, long_option, short_value
 from goosectx.shell_remote import local_writes
+from goosectx.shell_wrappers import cmake_tool
 from goosectx.written_names import SENSITIVE, created, sensitive_or_outside, url_names
 
 _COPIERS = frozenset({"cp", "mv", "install", "ln", "rsync", "scp"})
 _TARS = frozenset({"tar", "gtar", "bsdtar"})
 _PASSES_ON = frozenset({
-    "npm", "pnpm", "yarn", "bun", "npx", "bunx", "deno", "make", "gmake", "just", "task",
+    "npm", "pnpm", "yarn", "bun", "npx", "bunx", "deno", "make", "gmake", "cmake", "just", "task",
     "cargo", "go", "pytest", "py.test", "tox", "nox", "poetry", "uv", "hatch", "pdm", "rake",
     "bundle", "gradle", "gradlew", "./gradlew", "mvn", "./mvnw", "mvnw", "composer"})
 """Programs that hand their words on to project scripts or tools whose options no table here
-reads (``npm run lint -- -o F``, ``make test ARGS=-oF``, ``cargo test -- …``)."""
+reads (``npm run lint -- -o F``, ``make test ARGS=-oF``, ``cmake -DARGS=…``, ``cargo test --
+…``)."""
 _WRITTEN = (Does.OUTPUT, Does.INTO, Does.WRITES)
 _COPY_SUBCOMMANDS = frozenset({"docker", "podman", "nerdctl", "kubectl", "oc"})
 """``docker cp SRC DEST``: DEST is a local path unless it names a container (``c:/x``)."""
@@ -159,15 +161,19 @@ def writes_git_config(name: str, args: list[str], where: Where | None = None) ->
     else:
         paths = []
     paths += [str(hit.value) for hit in hits if hit.does in _WRITTEN and (
-        hit.value != "-" or name not in JUDGED_OUTPUT)]  # wget -O-: standard output
-    tops = git_dirs(where) if paths or removed else ()  # once for all the paths
+        hit.value != "-" or name not in JUDGED_OUTPUT) and not own_cache(hit)]  # wget -O-
+    caches = [str(hit.value) for hit in hits if own_cache(hit)]  # in node_modules/.cache
+    tops = git_dirs(where) if paths or removed or caches else ()  # once for all the paths
     for path, done in [*((p, "writes") for p in paths), *((p, verb) for p in removed)]:
         if why := protected_write(name, path, where, done, tops):
             return why
+    if why := next(filter(None, (protected_write(name, c, where, tops=tops, cache=True)
+                                 for c in caches)), None):
+        return why
     if name in ("curl", "wget") and secret is not None:  # curl -O https://x/.env: the URL's
         return f"{name} writes {secret}, the name its URL gives, which {SENSITIVE}"
-    if name in _PASSES_ON and names_git_dir([path for word in args for path in _named(word)],
-                                            where):
+    if name in _PASSES_ON and not cmake_tool(name, args) and names_git_dir(  # cmake -E: backstop
+            [path for word in args for path in _named(word)], where):
         return (f"it hands the git directory or a file in it to what {name} runs, whose options "
                 "the rules do not read: it may write a hook or git config, or empty it")
     return None

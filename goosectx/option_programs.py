@@ -92,8 +92,8 @@ _PYTEST_KNOWN = frozenset({
     "--log-level", "--log-format", "--log-date-format", "--log-cli-level", "--log-cli-format",
     "--log-cli-date-format", "--log-file", "--log-file-mode", "--log-file-level",
     "--log-file-format", "--log-file-date-format", "--log-auto-indent", "--log-disable",
-    # common plugins' options that write no file (pytest-cov's --cov reads; xdist; …)
-    "--cov", "--cov-config", "--cov-fail-under", "--cov-branch", "--cov-append",
+    # common plugins' options (pytest-cov's --cov reads, --cov-report: _PYTEST's; xdist; …)
+    "--cov", "--cov-report", "--cov-config", "--cov-fail-under", "--cov-branch", "--cov-append",
     "--cov-context", "--no-cov", "--no-cov-on-fail", "-n", "--numprocesses", "--dist",
     "--maxprocesses", "--reruns", "--reruns-delay", "--timeout", "--timeout-method",
     "--randomly-seed", "-P", "--asyncio-mode", "--hypothesis-profile", "--hypothesis-seed",
@@ -105,16 +105,17 @@ they win over a prefix of another (``--co`` is ``--collect-only``, not ``--cov-r
 ``--lf`` is ``--last-failed``), as argparse takes them. A long option not here is a plugin's,
 whose value :mod:`goosectx.option_writes` judges as a file it may write."""
 _PYTEST = (Option(Does.WRITES, letters="o", valued="kmcpWrn", longs=(
-    "--basetemp", "--debug", "--cov-report", "--override-ini", "--confcutdir", "--lf-cache",
+    "--basetemp", "--debug", "--override-ini", "--confcutdir", "--lf-cache",
     "--cache-dir")), Option(Does.OUTPUT, longs=(
-        "--junitxml", "--junit-xml", "--resultlog", "--result-log", "--report-log", "--log-file",
-        "--html")), Option(Does.ARGUMENTS, starts=("@",)),
+        "--cov-report", "--junitxml", "--junit-xml", "--resultlog", "--result-log",
+        "--report-log", "--log-file", "--html")), Option(Does.ARGUMENTS, starts=("@",)),
            Option(Does.SENDS, longs=("--pastebin",)))
 """pytest options naming a file or dir it writes or empties (``--basetemp`` is deleted first),
 or (``--override-ini``, ``-o``) an ini value that may (``cache_dir``, ``junit_…``); the report
 and log files it writes (``--junitxml=F``: judged as a write target under deny rules,
 :mod:`goosectx.option_writes`); ``@F`` reads more arguments from F (pytest 8.2+), which may be
-any of these."""
+any of these. ``--cov-report=TYPE[:DEST]``'s file is DEST or TYPE's own
+(:func:`goosectx.option_table.cov_report_file`)."""
 TAR_VALUED = "fCbgHIKLNVX"
 """tar's short options that take a value (``-f ARCHIVE``, ``-I PROG``, ``-C DIR`` …)."""
 _TAR = (Option(Does.LIST, longs=("--files-from",), letters="T", valued=TAR_VALUED, bare=True),
@@ -342,6 +343,12 @@ OPTIONS: dict[str, tuple[Option, ...]] = {
         "--test-reporter-destination",)),)),
     # a Lua script ncat runs (ssh-keygen's and openssl's libraries: _WRITTEN_FILES)
     "ncat": (Option(Does.RUNS, longs=("--lua-exec",)),),
+    # cmake's build, binary and install dirs (cmake -B build, --build build, --install build
+    # --prefix P): written, judged as write targets; make install PREFIX=P's is not asked
+    "cmake": (Option(Does.INTO, longs=("--build", "--install", "--prefix", "--install-prefix"),
+                     letters="B", valued="SBCDUGTAjt"),),
+    # virtualenv DEST makes a venv there as python -m venv does; --app-data is its cache dir
+    "virtualenv": (Option(Does.OUTPUT, longs=("--app-data",)),),
 }
 """Per program (or ``"program subcommand"``), its options that do what its words do not show."""
 JUDGED_OUTPUT = frozenset({"curl", "wget", "patch", "zip", *_WRITTEN_FILES})

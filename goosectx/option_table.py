@@ -106,7 +106,31 @@ def option_hits(name: str, args: list[str]) -> Iterator[Hit]:
             continue  # an operand, or find's -name (most words of a long line): no entry's
         for program, entry in entries:
             if _matches(entry, args, i, ended, KNOWN.get(program, frozenset())):
-                yield Hit(entry.does, program, word, _value(entry, args, i))
+                value = _value(entry, args, i)
+                if program == "pytest" and long_option(word, "--cov-report") and value is not None:
+                    value = cov_report_file(value)
+                yield Hit(entry.does, program, word, value)
+
+
+_COV_REPORTS = {"html": "htmlcov", "xml": "coverage.xml", "json": "coverage.json",
+                "lcov": "coverage.lcov", "markdown": "coverage.md",
+                "markdown-append": "coverage.md"}
+"""pytest-cov's report types that write a file, and the file or dir each writes by default."""
+
+
+def cov_report_file(value: str) -> str | None:
+    """The file ``pytest --cov-report=VALUE`` writes, or ``None`` for a report to the terminal.
+
+    ``html`` writes ``htmlcov``, ``xml:out/cov.xml`` writes ``out/cov.xml`` (only the part after
+    ``:`` is a path); ``term-missing:skip-covered`` none. An unknown type (``annotate`` writes
+    beside each source) stays the whole value, judged as a file it names.
+    """
+    kind, colon, dest = value.partition(":")
+    if kind in ("term", "term-missing", ""):  # --cov-report= : no report at all
+        return None
+    if kind in _COV_REPORTS:
+        return dest if colon else _COV_REPORTS[kind]
+    return value
 
 
 def _pip_subcommand(args: list[str]) -> str | None:
@@ -120,6 +144,24 @@ def _pip_subcommand(args: list[str]) -> str | None:
 def first_hit(name: str, args: list[str], *kinds: Does) -> Hit | None:
     """The first of :func:`option_hits` that does one of ``kinds``, or ``None``."""
     return next((hit for hit in option_hits(name, args) if hit.does in kinds), None)
+
+
+_CACHES = {"mypy": "--cache-dir", "dmypy": "--cache-dir", "ruff": "--cache-dir",
+           "eslint": "--cache-location", "prettier": "--cache-location"}
+"""A linter's option naming the cache it keeps (of the files it checked), which it writes at each
+run by default too (``.mypy_cache``, ``.ruff_cache``, ``.eslintcache``)."""
+
+
+def own_cache(hit: Hit) -> bool:
+    """True when ``hit`` names a linter's own cache (``mypy --cache-dir=.mypy_cache``).
+
+    ``eslint --cache-location node_modules/.cache/eslint`` too: a path named as a cache (what
+    it writes there is its cache); ``prettier --cache-location=Makefile`` replaces a project
+    file, which no rule for prettier covers.
+    """
+    option = _CACHES.get(hit.program)
+    return option is not None and hit.does is Does.OUTPUT and long_option(hit.word, option) and (
+        "cache" in (hit.value or "").lower())
 
 
 def long_options(name: str, does: Does) -> tuple[str, ...]:

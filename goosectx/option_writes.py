@@ -29,19 +29,16 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from goosectx.option_table import CURL_VALUED, JUDGED_OUTPUT, Does, Hit, option_hits
+from goosectx.option_table import CURL_VALUED, JUDGED_OUTPUT, Does, Hit, option_hits, own_cache
 from goosectx.option_values import option_values
 from goosectx.protected_paths import Where
 from goosectx.sensitive import expand_user
-from goosectx.shell_options import long_option, option_value, short_value, wget_writes
+from goosectx.shell_options import option_value, short_value, wget_writes
 from goosectx.split_outputs import split_writes
 from goosectx.written_names import sensitive_or_outside
 
 STREAMS = frozenset({"/dev/stdout", "/dev/stderr", "/dev/null"})
 """What an output option may name and write no file."""
-TERMINAL_VALUES = {"--cov-report": frozenset({
-    "term", "term-missing", "term:skip-covered", "term-missing:skip-covered"})}
-"""Values of a writing option that write no file (pytest-cov's report to the terminal)."""
 
 
 _RUN_TIME = re.compile(r"[$`*?[{\\]")
@@ -62,9 +59,6 @@ def option_writes(name: str, args: list[str], where: Where | None = None) -> str
     if why := split_writes(name, args):
         return why
     for hit in option_hits(name, args):
-        if any(long_option(hit.word, option) and hit.value in values
-               for option, values in TERMINAL_VALUES.items()):
-            continue  # pytest --cov-report=term-missing: printed, no file
         if _output_file(hit) and _in_project(str(hit.value), where):
             continue  # tsc --outDir dist: judged as tee's file is (git_config_writes)
         if hit.does in (Does.WRITES, Does.WHOLE, Does.RUNS, Does.SETS, Does.SENDS,
@@ -82,9 +76,12 @@ def output_beyond(name: str, args: list[str]) -> str | None:
 
     ``sort -o out.txt in.txt`` under ``shell(sort*)``: the rule lets sort read and print, not
     write ``out.txt`` (:attr:`goosectx.shell_forms.CommandForms.beyond`); curl's, wget's and
-    patch's are their rules' to write (:data:`JUDGED_OUTPUT`).
+    patch's are their rules' to write (:data:`JUDGED_OUTPUT`), and a linter's cache its rule's
+    (``mypy --cache-dir=.mypy_cache`` under ``shell(mypy*)``: :func:`own_cache`; one outside
+    the project or protected still asks, :func:`option_writes`).
     """
-    return next((_said(hit) for hit in option_hits(name, args) if _output_file(hit)), None)
+    return next((_said(hit) for hit in option_hits(name, args)
+                 if _output_file(hit) and not own_cache(hit)), None)
 
 
 def _output_file(hit: Hit) -> bool:

@@ -102,14 +102,16 @@ def chdir_where(name: str, args: list[str], where: Where | None) -> Where | None
 
 
 def protected_write(who: str, path: str, where: Where | None, verb: str = "writes",
-                    tops: tuple[Path, ...] | None = None) -> str | None:
+                    tops: tuple[Path, ...] | None = None, cache: bool = False) -> str | None:
     """Why ``who`` writing ``path`` may change what a later command runs, or ``None``.
 
     ``who``: the program, or ``>`` / ``>>`` for a redirection; ``verb``: what it does there
     (``removes``: ``mv``'s sources). ``where``: the project and the dirs the command may run
     in; ``None``: judged on the text alone. A relative path in a dir not known here (``cd
     "$X" && tee HEAD``) may be any of them. ``tops``: :func:`git_dirs` of ``where``, when the
-    caller judges many paths.
+    caller judges many paths. ``cache``: ``path`` is a linter's own cache
+    (:func:`goosectx.option_table.own_cache`), which may be in ``node_modules/.cache`` (where
+    tools keep their caches: no package, nothing npm or node runs from), a link followed too.
     """
     if not path or "\0" in path:
         return None
@@ -127,10 +129,11 @@ def protected_write(who: str, path: str, where: Where | None, verb: str = "write
     if isinstance(candidates, str):  # tee .gi[t]/*: what it names is not known here
         return f"{who} {verb} {path}, whose names are not known here ({candidates})"
     for target, root in candidates:
-        why = _judged(f"{who} {verb}", target, root, tops)
+        why = _judged(f"{who} {verb}", target, root, tops, cache=cache)
         if why is None and target.is_absolute() and root is not None:
             real = resolve(target)  # ln -s .git/hooks h; tee h/pre-commit
-            why = _judged(f"{who} {verb}", real, resolve(root), tops) if real != target else None
+            why = _judged(f"{who} {verb}", real, resolve(root), tops,
+                          cache=cache) if real != target else None
         if why is not None:
             return why
     return None
@@ -220,10 +223,11 @@ def git_dirs(where: Where | None) -> tuple[Path, ...]:
 
 
 def _judged(done: str, target: Path, root: Path | None, tops: tuple[Path, ...] = (),
-            git_only: bool = False) -> str | None:
+            git_only: bool = False, cache: bool = False) -> str | None:
     """:func:`protected_write`'s reason for one normalised ``target`` (``root``: the project).
 
-    ``done``: who does what (``tee writes``, ``mv removes``); ``tops``: :func:`git_dirs`.
+    ``done``: who does what (``tee writes``, ``mv removes``); ``tops``: :func:`git_dirs`;
+    ``cache``: a linter's cache, let be in ``node_modules/.cache`` (not ``.bin``, a package).
     """
     within = root is not None and target.is_absolute() and inside(target, root)
     parts = target.relative_to(root).parts if within and root is not None else target.parts
@@ -238,7 +242,8 @@ def _judged(done: str, target: Path, root: Path | None, tops: tuple[Path, ...] =
         return f"{done} {shown}: {_CONFIG}"
     if git_only:
         return None
-    if "node_modules" in lowered:
+    last = len(lowered) - lowered[::-1].index("node_modules") if "node_modules" in lowered else 0
+    if last and not (cache and lowered[last:last + 1] == [".cache"] and len(lowered) > last + 1):
         return (f"{done} {shown} {_into(done)} node_modules: installed code a later npm, npx or "
                 "node command runs")
     relative = not target.is_absolute() or within

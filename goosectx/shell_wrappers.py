@@ -102,8 +102,19 @@ _CMAKE_FILES = {
 remove_directory x`` is ``rm -rf x``), read as that command as ``busybox rm x`` is."""
 
 
+def cmake_tool(name: str, args: list[str]) -> bool:
+    """True for ``cmake -E CMD`` or ``cmake -P FILE``: a command or script no table reads.
+
+    (``cmake -S . -B build``, ``--build``, ``--install``: a build tool, its dirs judged by
+    :mod:`goosectx.git_config_writes`; ``-E rm|copy|env …`` are also read as what they run.)
+    """
+    return name == "cmake" and any(a == "-E" or a.startswith("-P") for a in args)
+
+
 def _cmake(args: list[str], fed: bool) -> Started:
     """``cmake -E env|time|chdir DIR CMD…`` runs CMD; ``cmake -P FILE`` runs a script file.
+
+    So does ``-C FILE`` (the initial cache: a script).
 
     A file command (``cmake -E rm|remove_directory|copy …``) is read as the command that does
     the same (:data:`_CMAKE_FILES`).
@@ -117,9 +128,10 @@ def _cmake(args: list[str], fed: bool) -> Started:
     if at < len(args) and args[at] in _CMAKE_FILES:  # cmake -E rm -rf x: `rm -rf x`
         return Started(lines=[" ".join([_CMAKE_FILES[args[at]], *map(shlex.quote, args[at + 1:])])])
     for i, word in enumerate(args):
-        if word.startswith("-P") and reads_stdin(word[2:] or value_at(args, i + 1) or "", fed):
-            return Started(unreadable="cmake -P runs a script it reads from its standard input "
-                                      "or a path the rules cannot see is a file")
+        if word.startswith(("-P", "-C")) and reads_stdin(word[2:] or value_at(args, i + 1) or "",
+                                                        fed):  # -C: a script too (set …)
+            return Started(unreadable=f"cmake {word[:2]} runs a script it reads from its standard "
+                                      "input or a path the rules cannot see is a file")
     return Started()
 
 

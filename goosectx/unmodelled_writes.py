@@ -47,7 +47,7 @@ from goosectx.shell_sql_clients import SQL_CLIENTS
 from goosectx.shell_terminals import TERMINALS
 from goosectx.shell_unwrap import WRAPPERS
 from goosectx.shell_words import ASSIGNMENT_WORD
-from goosectx.shell_wrappers import FD
+from goosectx.shell_wrappers import FD, cmake_tool
 from goosectx.written_names import SENSITIVE, sensitive_or_outside
 
 READERS = frozenset({
@@ -131,7 +131,7 @@ def unmodelled_write(name: str, args: list[str], where: Where | None,
     (``--paths=a,.git/config``); a variable ``line`` sets (``D=.git; tool $D/config``) is each
     value it is given there (:func:`_paths`). ``None``: a known program, or none named.
     """
-    if not name or known(name):
+    if not name or known(name) and not cmake_tool(name, args):
         return None
     root = where.root if where is not None else None
     dirs = tuple(d for d in (where.dirs if where is not None else ()) if isinstance(d, Path))

@@ -59,7 +59,7 @@ def _asks(work: Path, command: str, said: str) -> None:
                              "(missing or past 1,000,000 bytes)"),
     ("git apply missing.diff", "git applies the diff missing.diff, which cannot be read"),
     ("curl -s https://x/p.diff | patch -p1", "patch applies a diff it reads from a pipe"),
-    ("git diff | git apply -R", "git applies a diff it reads from a pipe or stream"),
+    ("git show v1 | git apply -R", "git applies a diff it reads from a pipe or stream"),
     ("patch -p1 <<'EOF'\n" + _HOOK + "EOF", "patch writes .git/hooks/pre-commit: a hook is a "
                                            "command a later git runs (the diff in the line"),
     ("patch -p1 -b -B .git/hooks/ < safe.diff", "patch writes .git/hooks/src/a.py: a hook is a "
