@@ -15,9 +15,10 @@ from goosectx.git_environment import git_environment
 from goosectx.protected_paths import Where, build_elsewhere
 from goosectx.shell_builtins import hidden_commands
 from goosectx.shell_languages import language_commands
-from goosectx.shell_remote import local_count
+from goosectx.shell_remote import local_count, stdin_commands
 from goosectx.shell_runners import hidden_program
 from goosectx.shell_words import Word
+from goosectx.stdin_shells import stdin_shell
 from goosectx.unmodelled_writes import line_values, unmodelled_write
 
 
@@ -31,7 +32,8 @@ def hidden_reason(name: str, words: list[Word], *, fed: bool, where: Where | Non
     here-string text, for the top-level command only.
     """
     args = [w.value for w in words[1:]]
-    return hidden_commands(name, args, fed) or hidden_program(
+    return hidden_commands(name, args, fed) or stdin_shell(name, args) or (
+        stdin_commands(words) if remote else None) or hidden_program(  # ssh h 'ssh o' < x
         name, args, fed, where, remote) or (None if remote else (  # cd .git && tee HEAD
             line_writes(name, args, where, line) or git_environment(name, args, where, line))) or (
         language_commands(name, words[1:], fed)) or (  # gdb -ex 'shell …', sqlite3 …
