@@ -20,6 +20,7 @@ import re
 
 from goosectx.git_config_writes import writes_git_config
 from goosectx.protected_paths import Where
+from goosectx.shell_unwrap import WRAPPERS
 from goosectx.shell_words import ASSIGNMENT_WORD
 from goosectx.unmodelled_writes import line_assignments
 
@@ -34,18 +35,22 @@ def git_environment(name: str, args: list[str], where: Where | None, line: str) 
     """Why git, given the variables ``line`` sets, writes where a later command runs, or ``None``.
 
     ``name ARGS``: ``git …`` (the line's assignments: ``X=v git``, ``export X=v; git``) or
-    ``env X=v …`` (its own); each variable's every value is judged.
+    ``env X=v …``, ``sudo X=v …`` (their own); each variable's every value is judged.
     """
     if name == "git":
         given = line_assignments(line, computed=True) if line else {}
-    elif name == "env":
+    elif name in ("env", "sudo"):  # env -u X GIT_WORK_TREE=.git git, sudo VAR=value git
         found: dict[str, tuple[str, ...]] = {}
-        for word in args:
+        valued, i = WRAPPERS[name][0], 0
+        while i < len(args):
+            word, i = args[i], i + 1
             if ASSIGNMENT_WORD.match(word):
                 key, _, value = word.partition("=")
                 found[key] = (*found.get(key, ()), value)
             elif word[:1] != "-":
                 break
+            else:
+                i += len(word) == 2 and word[1] in valued  # -u NAME: its value
         given = found
     else:
         return None

@@ -32,6 +32,8 @@ def _asked(work: Path, command: str) -> str:
     "GIT_WORK_TREE=.git git checkout -f -- hooks/pre-commit",
     "export GIT_WORK_TREE=.git; git checkout -f -- hooks/pre-commit",
     "env GIT_WORK_TREE=.git git checkout -f -- hooks/pre-commit",
+    "env -u X GIT_WORK_TREE=.git git checkout -f -- hooks/pre-commit",
+    "sudo -u root GIT_WORK_TREE=.git git checkout -- hooks/pre-commit",
 ])
 def test_a_work_tree_in_the_git_directory_asks_as_the_option_does(project: Path,
                                                                    command: str) -> None:

