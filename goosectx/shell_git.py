@@ -244,7 +244,8 @@ def config_variable(word: str) -> str | None:
     """Why a ``NAME=VALUE`` word points git at config the rules cannot read, or ``None``.
 
     ``GIT_CONFIG_GLOBAL=/tmp/c`` (``GIT_CONFIG_SYSTEM``, ``GIT_CONFIG``: a config file, not
-    ``/dev/null``), ``GIT_DIR=../x/.git`` (another repository's config), and the settings
+    ``/dev/null``), ``GIT_DIR=../x/.git`` or ``GIT_COMMON_DIR=…`` (another repository's
+    config; git reads the common dir's), and the settings
     ``git -c`` would ask about given in the environment: ``GIT_CONFIG_KEY_0=include.path``,
     ``GIT_CONFIG_PARAMETERS="'core.hooksPath'='h'"`` (their commands: :func:`variable_lines`).
     """
@@ -258,8 +259,8 @@ def config_variable(word: str) -> str | None:
         return f"it sets {name}, whose hooks git clone and init copy and run"
     if name == "GIT_EXEC_PATH" and value:  # as git --exec-path=DIR
         return f"it sets {name}: git runs its commands from a directory the rules cannot read"
-    if name == "GIT_DIR" and value not in _OWN_GIT_DIR:
-        return f"it sets GIT_DIR, which names a repository whose config git reads: {_CONFIG_RUNS}"
+    if name in ("GIT_DIR", "GIT_COMMON_DIR") and value not in _OWN_GIT_DIR:
+        return f"it sets {name}, which names a repository whose config git reads: {_CONFIG_RUNS}"
     keys = [value] if re.fullmatch(r"GIT_CONFIG_KEY_\d+", name) else []
     if name == "GIT_CONFIG_PARAMETERS":
         try:

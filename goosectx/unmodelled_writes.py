@@ -232,7 +232,7 @@ def _paths(value: str, dirs: tuple[Path, ...], line: str = "") -> list[str]:
         return [value]
     value = _OUTPUT_DIR.sub("$PWD/", value)
     found: list[str] = []
-    for one in _line_values(value, line):
+    for one in line_values(value, line):
         if not _RUN_TIME.search(_PWD.sub("", one)):
             found += [path for d in dirs if (path := expanded(one, d)) is not None]
         else:
@@ -245,12 +245,12 @@ _OUTPUT_DIR = re.compile(r"^(?:\$\(…\)|`…`)/")
 _ASSIGNED = re.compile(r"\$(?:\{([A-Za-z_]\w*)\}|([A-Za-z_]\w*))")
 
 
-def _line_values(value: str, line: str) -> list[str]:
+def line_values(value: str, line: str) -> list[str]:
     """``value`` with each variable ``line`` gives values put in, one path per value.
 
     ``[value]`` when ``line`` sets none of its variables.
     """
-    assigned = _assignments(line) if line else {}
+    assigned = line_assignments(line) if line else {}
     found = [value]
     for match in _ASSIGNED.finditer(value):
         name = match[1] or match[2]
@@ -260,8 +260,12 @@ def _line_values(value: str, line: str) -> list[str]:
 
 
 @lru_cache(maxsize=16)
-def _assignments(line: str) -> dict[str, tuple[str, ...]]:
-    """The literal values each variable is given in ``line`` (``D=.git``, ``for D in a b``)."""
+def line_assignments(line: str, computed: bool = False) -> dict[str, tuple[str, ...]]:
+    """The literal values each variable is given in ``line`` (``D=.git``, ``for D in a b``).
+
+    ``computed``: an assignment's value bash expands is kept as written too
+    (``GIT_TRACE=$PWD/.git/config``: :mod:`goosectx.git_environment`).
+    """
     found: dict[str, list[str]] = {}
     for part in lex(line):
         words = part.words
@@ -271,7 +275,7 @@ def _assignments(line: str) -> dict[str, tuple[str, ...]]:
                 w.value for w in words[3:] if not (w.expands or w.pattern))
             continue
         for word in words[1:] if words[:1] and words[0].value in DECLARATIONS else words:
-            if ASSIGNMENT_WORD.match(word.value) and not word.expands:
+            if ASSIGNMENT_WORD.match(word.value) and (computed or not word.expands):
                 key, _, val = word.value.partition("=")
                 found.setdefault(key, []).append(val)
             elif word.value[:1] != "-":

@@ -1,0 +1,57 @@
+"""A runner given no command runs a shell that reads its standard input: judged as bash is.
+
+approval round 11 HIGH 3: ``echo 'touch PWNED' | setarch x86_64`` ran under deny
+shell(touch *) end to end, as did ``| linux64``, ``| unshare -r``, ``| script -q /dev/null``,
+``| fakeroot``, ``| su``, ``| sudo -s``, ``| chroot /``, ``| nix-shell``, ``| parallel``,
+``parallel < cmds.txt`` and over ssh ``ssh host sudo -s < script.sh``, ``ssh host parallel <
+s``, ``ssh host 'ssh other' < s``.
+"""
+
+from __future__ import annotations
+
+import pytest
+from rules_support import DENY_RM, action, action_under_deny_rm, check_under_deny_rm, shell_verdict
+
+from goosectx.permissions import PermissionRules
+
+FED = ["setarch x86_64", "setarch x86_64 -R", "linux64", "unshare -r", "script -q /dev/null",
+       "fakeroot", "su", "su - root", "sudo -s", "sudo -u root -i", "chroot /", "nix-shell",
+       "nix-shell -p python3", "nix develop", "parallel", "parallel -j 2", "pkexec", "doas -s"]
+
+
+@pytest.mark.parametrize("runner", FED)
+def test_a_runner_without_a_command_fed_commands_asks(runner: str) -> None:
+    check_under_deny_rm(f"echo 'rm -rf src' | {runner}", "ask")
+
+
+def test_the_reason_says_a_shell_reads_the_input() -> None:
+    reason = shell_verdict(PermissionRules(deny=("shell(touch *)",)),
+                           "echo 'touch PWNED' | setarch x86_64").reason
+    assert reason.startswith("setarch has no command of its own: it runs a shell, which runs "
+                             "the commands it reads from its standard input")
+
+
+@pytest.mark.parametrize("command", [
+    "parallel < cmds.txt", "parallel :::: cmds.txt", "fakeroot < build.sh",
+    "ssh host sudo -s < script.sh", "ssh host parallel < s", "ssh host 'ssh other' < s",
+    "ssh host 'sudo -i' < s"])
+def test_commands_read_from_a_file_or_over_ssh_ask(command: str) -> None:
+    check_under_deny_rm(command, "ask")
+
+
+@pytest.mark.parametrize("command", [
+    "echo 'rm -rf src' | setarch x86_64 -R rm -rf src", "unshare -r rm -rf src",
+    "chroot / rm x", "su -c 'rm x' root", "sudo -s rm x", "fakeroot -- rm x",
+    "nix-shell --run 'rm x'", "script -qc 'rm x' /dev/null", "parallel rm ::: a b"])
+def test_a_runner_s_own_command_is_still_read(command: str) -> None:
+    """Denied, or asked where the runner's command is one of the words it may start at."""
+    assert action_under_deny_rm(command) != "run"
+    assert "has no command of its own" not in shell_verdict(DENY_RM, command).reason
+
+
+@pytest.mark.parametrize("command", [
+    "setarch x86_64 ls", "unshare -r ls", "nix-shell -p python3 --run 'python3 -V'",
+    "parallel -j 2 echo {} ::: a b", "echo hi | sudo tee out.txt", "echo x | nice",
+    "echo x | xargs", "sudo -u x ls", "nix build"])
+def test_a_runner_with_a_command_or_no_shell_still_runs(command: str) -> None:
+    assert action(DENY_RM, command) == "run"
