@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import field, replace
-from typing import Any
+from typing import Any, Self, SupportsIndex
 
 from goosectx.attachment import Attachment
 from goosectx.conversation_repair import (
@@ -56,6 +56,7 @@ __all__ = [
     "Attachment",
     "Conversation",
     "Message",
+    "MessageList",
     "MessageMetadata",
     "Part",
     "PlainMessage",
@@ -80,18 +81,84 @@ __all__ = [
 ]
 
 
+class MessageList(list[Message]):
+    """A conversation's list of messages, counting the changes that are not appends.
+
+    A plain ``list`` (every read and append is the list's own, in C) whose other changes —
+    an item or slice set or deleted, an insert, ``pop``, ``remove``, ``clear``, ``sort``,
+    ``reverse``, ``*=`` — each add one to :attr:`rewrites`. So a reader that kept the length
+    it read and the count knows in O(1) whether the list still starts with what it read
+    (:meth:`Conversation.agent_messages`): appends only add at the end.
+    """
+
+    rewrites = 0
+    """Changes so far that were not appends (the instance's own once there is one)."""
+
+    def _rewritten(self) -> None:
+        self.rewrites += 1
+
+    def __setitem__(self, index: Any, value: Any) -> None:
+        self._rewritten()
+        super().__setitem__(index, value)
+
+    def __delitem__(self, index: Any) -> None:
+        self._rewritten()
+        super().__delitem__(index)
+
+    def __imul__(self, count: SupportsIndex) -> Self:
+        self._rewritten()
+        return super().__imul__(count)
+
+    def __init__(self, *items: Any) -> None:  # again on a made list: a change, too
+        self._rewritten()
+        super().__init__(*items)
+
+    def insert(self, index: Any, value: Message) -> None:  # noqa: D102 - the list's own
+        self._rewritten()
+        super().insert(index, value)
+
+    def pop(self, index: Any = -1) -> Message:  # noqa: D102
+        self._rewritten()
+        return super().pop(index)
+
+    def remove(self, value: Message) -> None:  # noqa: D102
+        self._rewritten()
+        super().remove(value)
+
+    def clear(self) -> None:  # noqa: D102
+        self._rewritten()
+        super().clear()
+
+    def sort(self, *args: Any, **kwargs: Any) -> None:  # noqa: D102
+        self._rewritten()
+        super().sort(*args, **kwargs)
+
+    def reverse(self) -> None:  # noqa: D102
+        self._rewritten()
+        super().reverse()
+
+
 @mutable_record  # compared, printed nowhere (a test)
 class Conversation:
     """An ordered list of messages: the full history, visible or not.
 
-    Nothing is ever deleted from it; compaction flips flags and appends.
+    Nothing is ever deleted from it; compaction flips flags and appends. ``messages`` is
+    always a :class:`MessageList`: a plain list given (to the constructor, or assigned) is
+    copied into one, so a change made afterwards to the list given is not the
+    conversation's — change ``conversation.messages`` itself.
     """
 
-    messages: list[Message] = field(default_factory=list)
-    _agent_memo: tuple[list[Message], list[Message]] | None = field(
+    messages: list[Message] = field(default_factory=MessageList)
+    _agent_memo: tuple[MessageList, int, int, list[Message]] | None = field(
         default=None, init=False, repr=False, compare=False)
-    """(the messages :meth:`agent_messages` last read, its result): while ``messages`` still
-    starts with those same messages (all frozen), only the ones after them are filtered."""
+    """(the list :meth:`agent_messages` last read, its ``rewrites`` and length then, its
+    result): while the list is the same and not rewritten, only the messages appended since
+    are filtered."""
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name == "messages" and type(value) is not MessageList:
+            value = MessageList(value)
+        object.__setattr__(self, name, value)
 
     def __iter__(self) -> Iterator[Message]:
         return iter(self.messages)
@@ -116,16 +183,17 @@ class Conversation:
         (counts are cached per stored message); use :meth:`agent_view` for what is sent.
         """
         messages = self.messages
+        if type(messages) is not MessageList:  # set around __setattr__: not memoised
+            return self._agent_messages(messages)
         memo = self._agent_memo
-        if memo is not None and len(memo[0]) <= len(messages) and (
-                messages[:len(memo[0])] == memo[0]):  # a C pass, identity first
-            read, out = memo
-            if len(read) == len(messages):
+        if memo is not None and memo[0] is messages and memo[1] == messages.rewrites:
+            seen, out = memo[2], memo[3]  # the same list, appended to at most: O(1)
+            if seen == len(messages):
                 return list(out)
-            out = [*out, *self._agent_messages(messages[len(read):])]
+            out = [*out, *self._agent_messages(messages[seen:])]
         else:
             out = self._agent_messages(messages)
-        self._agent_memo = (list(messages), out)
+        self._agent_memo = (messages, messages.rewrites, len(messages), out)
         return list(out)
 
     @staticmethod

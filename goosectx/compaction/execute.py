@@ -282,6 +282,7 @@ def execute(
         yield from _bill(session, summary.call, context_limit_tokens)  # though nothing changes
         raise growth
     conversation.messages = new
+    new = conversation.messages  # its own copy (a MessageList): the notice goes there
     after = reestimate()
     cost = summary.call.usage.cost_usd if summary.call is not None else None
     notice_at = next(i for i in range(len(new) - 1, -1, -1)  # the layout's last message

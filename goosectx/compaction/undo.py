@@ -158,6 +158,7 @@ def undo_last(session: Session, *, reestimate: Callable[[], int],
                default=None)
     before = reestimate()
     session.conversation.messages = new
+    new = session.conversation.messages  # its own copy: the notice is appended there
     estimate = reestimate()  # of the kind of ``before``: the notice sets the two side by side
     after, estimated = (recount(made) if recount is not None and made is not None
                         else (estimate, True))
