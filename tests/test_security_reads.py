@@ -89,7 +89,8 @@ def test_run_denies_reads_outside_and_of_sensitive_files(
     assert "PRIVATE KEY MATERIAL" not in sent and "OUTSIDE SECRET" not in sent
     assert "inside text" in sent
     tool_texts = [m["content"] for m in fake_model.requests[1]["messages"] if m["role"] == "tool"]
-    assert tool_texts.count(NON_INTERACTIVE_DENIED_TEXT) == 2
+    denied = [t for t in tool_texts if t.startswith(NON_INTERACTIVE_DENIED_TEXT)]
+    assert len(denied) == 2 and all("It needs approval because " in t for t in denied)
 
 
 @pytest.fixture

@@ -58,7 +58,8 @@ def test_run_reads_no_sensitive_file_whatever_its_case(
     sent = str(fake_model.requests[1]["messages"])
     assert "SECRET" not in sent, [n for n in names if f"SECRET {n}" in sent]
     assert "plain notes" in sent
-    assert tool_texts(fake_model).count(NON_INTERACTIVE_DENIED_TEXT) == len(names)
+    denied = [t for t in tool_texts(fake_model) if t.startswith(NON_INTERACTIVE_DENIED_TEXT)]
+    assert len(denied) == len(names)  # each says why: "… is a sensitive file"
 
 
 @pytest.mark.parametrize("name", ["src/.git/hooks/pre-commit.sample", ".config/goosectx.toml",
@@ -79,7 +80,8 @@ def test_a_hard_link_to_a_file_outside_asks(
     views(fake_model, ["notes.txt", "own.txt"])
     cli(capsys, "run", "-t", "look around")
     texts = tool_texts(fake_model)
-    assert texts[0] == NON_INTERACTIVE_DENIED_TEXT and "own text" in texts[1], texts
+    assert texts[0].startswith(NON_INTERACTIVE_DENIED_TEXT) and "own text" in texts[1], texts
+    assert "has other hard links" in texts[0]  # the model is told why, as the user is
     assert "OUTSIDE SECRET" not in str(fake_model.requests[1]["messages"])
 
 
