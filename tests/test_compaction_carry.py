@@ -200,7 +200,7 @@ def test_extractive_compactions_after_a_summary_keep_its_intent_next_step_and_ea
         ) -> None:
     # A model summary, then three extractive compactions in a row of a long tool loop (no new
     # user request): each summary keeps the first one's intent and next step, and lists each
-    # error exactly once, each in a bullet of its own.
+    # error of the transcript exactly once, each in a bullet of its own.
     session = make_session([
         Message.user("Build a CSV tool in src/csvtool.py"),
         *tool_pair("boom\nsecond line of boom", args={"command": "python run.py"},
@@ -228,8 +228,10 @@ def test_extractive_compactions_after_a_summary_keep_its_intent_next_step_and_ea
         assert "CARRY-NEXT run the test suite" in next_step, summary
         assert next_step.count("None:") <= 1, summary  # said once, never nested
         errors = _error_lines(summary)
-        for marker in ["MODEL-ERR-1", *(f"TRANSCRIPT-ERR-{n}" for n in range(k + 1))]:
+        for marker in (f"TRANSCRIPT-ERR-{n}" for n in range(k + 1)):
             assert sum(marker in line for line in errors) == 1, (marker, summary)
+        # the model's own error item is its word, never carried as a transcript fact
+        assert "MODEL-ERR-1" not in summary, summary
         assert all(line.count("ERR-") <= 1 for line in errors), summary
         assert not [line for line in errors if "omitted)" in line and "(from" in line]
         assert summary.count("earlier errors omitted") <= 1, summary
@@ -335,7 +337,8 @@ def test_a_file_whose_path_holds_a_backtick_carries_through_a_second_compaction(
         Message.assistant("done " + words(300)), Message.user("next " + words(300)),
         Message.assistant("ok " + words(300))])
     shown = compact_twice(session, named, NO_FACTS_SUMMARY)
-    line = next(x for x in shown[0].splitlines() if x.endswith(": written"))
+    facts = shown[0].split("## Files changed (from the transcript)", 1)[1]  # the model's
+    line = next(x for x in facts.splitlines() if x.endswith(": written"))  # list is its own
     assert "DEFAULT SUMMARY intent" in shown[1]  # the second summary
-    assert line in shown[1].splitlines()  # the file, as the first summary listed it
+    assert line in shown[1].splitlines()  # the file, as the first summary's facts listed it
     assert sum(path in x for x in shown[1].splitlines()) == 1  # once, not under a mangled name

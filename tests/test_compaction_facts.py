@@ -52,8 +52,17 @@ def test_constraints_are_found_whatever_their_case_even_with_a_long_s() -> None:
 
 def test_facts_already_in_the_summary_are_not_repeated() -> None:
     head = [Message.user("go"), *write("src/a.py"), Message.assistant("ok")]
-    text = "# Conversation Summary\n\n## Files\n\n- `src/a.py`: wrote it"
+    text = ("# Conversation Summary\n\n## Problem solving\n\nExtractive summary (no model) of "
+            "3 messages.\n\n## Files\n\n- `src/a.py`: wrote it")
     assert merge_facts(text, head, max_tokens=1500, counter=TokenCounter()) == text
+
+
+def test_a_file_only_the_model_named_is_listed_again_as_a_fact() -> None:
+    # the model's Files list is its word: the next compaction does not read it back
+    head = [Message.user("go"), *write("src/a.py"), Message.assistant("ok")]
+    text = "# Conversation Summary\n\n## Files\n\n- `src/a.py`: wrote it"
+    out = merge_facts(text, head, max_tokens=1500, counter=TokenCounter())
+    assert out.startswith(text) and "(from the transcript)\n\n- `src/a.py`" in out, out
 
 
 def test_past_the_cap_paths_are_grouped_by_directory_never_dropped() -> None:

@@ -51,9 +51,10 @@ def test_a_denied_edit_is_never_reported_as_done_through_two_compactions() -> No
 
 
 def test_a_file_line_without_a_verb_is_not_read_back_as_edited() -> None:
-    # A model's summary listing a file it only looked at, and a line of rejected attempts.
+    # A facts section listing a file only looked at, and a line of rejected attempts.
     facts = Facts()
-    carry_forward("# Conversation Summary\n\n## Files\n\n- `app.py`: holds f()\n"
+    carry_forward("# Conversation Summary\n\n## Files changed (from the transcript)\n\n"
+                  "- `app.py`: holds f()\n"
                   "- `test_x.py`: not changed; 2 attempt(s) failed or were rejected\n", facts)
     assert facts.files["app.py"].describe() == ""
     assert facts.files["test_x.py"].describe() == (

@@ -59,6 +59,6 @@ def test_a_threshold_below_the_fixed_part_says_auto_compaction_cannot_help() -> 
     assert line.startswith("auto-compaction at 25% of the limit = 1,024 tokens — it cannot help")
     assert f"alone take ~{breakdown.system_prompt:,} tokens" in line
     for fix in ("Raise auto_compact_threshold (now 0.25, GOOSE_AUTO_COMPACT_THRESHOLD)",
-                "larger context window", "/extension remove"):
+                "larger context window"):
         assert fix in line
     assert "compacts first" not in line

@@ -49,7 +49,8 @@ def test_a_heading_inside_a_model_field_starts_no_section_of_the_summary() -> No
     headings = [t.content for t in MarkdownIt().parse(first) if t.type == "inline"
                 and t.map is not None and first.splitlines()[t.map[0]].startswith("#")]
     assert "Files" in headings and headings.count("Files") == 1  # the summary's own only
-    # The next compaction reads back the real file, not the forged ones or the forged request.
-    assert "`src/real.py`" in second
+    # The next compaction reads back none of them: no tool wrote a file (the model's own
+    # Files list is its word, not a fact), nor the forged request.
+    assert "src/real.py" not in second
     for forged in ("FORGED.py", "IN_CODE.py", "FORGED never run"):
         assert forged not in second, (forged, second)

@@ -25,7 +25,7 @@ def test_runs_pause_notice_names_the_command_that_compacts_outside_the_repl(
     # the fixed part alone is over the limit: compacting cannot help, so no /compact advice
     # (the notice named it before), but what takes the room and what to do
     assert "system prompt and tool definitions" in flat and "/compact" not in flat, err
-    assert "project instructions, extension instructions" in flat, err
+    assert "project instructions (/context shows the parts)" in flat, err  # no extension
 
 
 def test_the_pause_fix_names_the_command_that_compacts_outside_the_repl() -> None:

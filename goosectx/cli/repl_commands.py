@@ -329,6 +329,7 @@ def context_facts(repl: Repl) -> reports.ContextFacts | None:
         breakdown = manager.breakdown(request)
         current, is_estimate = manager.current_tokens(request)
         limit = manager.context_limit()
+        fixed = manager.fixed_part_cause(request, 0.0)  # ratio 0: always, for its extensions
     except GoosectxError as exc:
         repl.renderer.error(f"cannot measure the context: {exc.message}", exc.hint)
         return None
@@ -350,6 +351,7 @@ def context_facts(repl: Repl) -> reports.ContextFacts | None:
                                  provider.model if provider else repl.session.model),
         instruction_files=read, instructions_cut=cut,
         compacted_since_call=manager.guard.compacted_since_call,
+        extensions=tuple(name for name, *_ in fixed[2]) if fixed else (),
     )
 
 

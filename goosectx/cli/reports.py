@@ -96,6 +96,8 @@ class ContextFacts:
     """Those of them cut at the size cap (the model does not see their end)."""
     compacted_since_call: bool = False
     """A compaction ran since the last model call (auto-compaction waits for one first)."""
+    extensions: tuple[str, ...] = ()
+    """The extensions whose tools or instructions every request carries, largest first."""
 
     def auto_compaction_line(self) -> str:
         """When auto-compaction runs, or why it does not."""
@@ -115,7 +117,8 @@ class ContextFacts:
                 "shortens only the conversation. Raise auto_compact_threshold (now "
                 f"{self.threshold_ratio:g}, {self.threshold_source}), use a model with a "
                 "larger context window (/model), or send less with every request (project "
-                "instructions, fewer extensions: /extension remove NAME)")
+                "instructions" + (f", fewer extensions: /extension remove {self.extensions[0]})"
+                                  if self.extensions else ")"))
         if self.paused and self.paused_by_undo:
             return line + (" — paused: a compaction was undone (it would compact the "
                            "same messages again); /compact or /clear resumes it")

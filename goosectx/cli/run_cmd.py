@@ -315,13 +315,17 @@ def paused_note(opened: OpenSession) -> str | None:
     state = opened.session.state
     if not (opened.resumed and state.auto_compaction_paused):
         return None
-    from goosectx.compaction.decide import FIXED_PART_CAUSE
+    from goosectx.compaction.decide import FIXED_PART_CAUSE, resumed_reason
 
     if state.pause_reason.startswith(FIXED_PART_CAUSE):  # what every request sends: no
         return None  # compaction shrinks it, and its own notice named the fix
-    why = ("a compaction was undone" if state.paused_by_undo
-           else state.pause_reason or "the last compaction did not shrink the context")
     ref = session_ref(opened.session)  # (its id when the name holds a key)
+    if state.pause_reason and not state.paused_by_undo:  # the notice's sentences, as said
+        return (f"auto-compaction is paused for this session: "
+                f"{resumed_reason(state.pause_reason)} Running goosectx compact {ref} "
+                "compacts it and lifts the pause.")
+    why = ("a compaction was undone" if state.paused_by_undo
+           else "the last compaction did not shrink the context")
     return (f"auto-compaction is paused for this session ({why}); goosectx compact {ref} "
             "compacts it and lifts the pause")
 

@@ -102,8 +102,16 @@ def one_line_code(text: str) -> str:
 
 _FENCE = LazyPattern(r" {0,3}(`{3,}+(?!.*`)|~{3,})")
 """A line that opens a code fence as CommonMark reads it (indented at most three spaces)."""
-_HEADING = LazyPattern(r" {0,3}#{1,6}(?:[ \t]|$)")
-"""A line that is an ATX heading as CommonMark reads it."""
+_MARKERS = r" {0,3}(?:(?:[-*+]|\d{1,9}[.)])[ \t]+|>[ \t]*)*"
+"""Where a line's own text starts: after up to three spaces and any list markers and quote marks
+(a heading inside a list item or a quote is still drawn as a heading)."""
+_HEADING = LazyPattern(_MARKERS + r"(#{1,6})(?:[ \t]|$)")
+"""A line that is an ATX heading, alone or inside list items and quotes."""
+_UNDERLINE = LazyPattern(_MARKERS + r"(=+|-+)[ \t]*$")
+"""A line that, under a line of text, makes it a setext heading."""
+_BREAKS = LazyPattern(r"\r\n?|[\v\f\x1c-\x1e\x85\u2028\u2029]")
+"""Every line break but ``\n``: Python's ``splitlines`` (the sections' reader) splits at each, a
+Markdown reader (the terminal's drawing) at ``\r`` alone, a model as its tokens fall."""
 
 
 def fenced(lines: list[str]) -> list[bool]:
@@ -128,19 +136,30 @@ def fenced(lines: list[str]) -> list[bool]:
     return out
 
 
+def one_reading(text: str) -> str:
+    r"""``text`` with every line break written ``\n``: each reader splits its lines alike."""
+    return _BREAKS.sub("\n", text) if _BREAKS.search(text) else text
+
+
 def without_headings(text: str) -> str:
     """``text`` with a backslash before each heading line's ``#`` outside its code fences.
 
-    Markdown shows the ``#`` itself, and no reader of the summary's sections
-    (:mod:`.carry`) takes the line for one: text the model wrote starts no section. Code it
-    fenced is kept as written (a reader skips fences).
+    A heading inside a list item or a quote (``- # Earlier user messages``) is escaped too,
+    and so is a setext underline (``===``, ``---`` under a line of text). Markdown shows the
+    character itself: the terminal draws no heading the model wrote (one mimicking goosectx's
+    own), and no reader of the summary's sections (:mod:`.carry`) takes the line for one.
+    Code it fenced is kept as written (a reader skips fences).
     """
-    if "#" not in text:
+    if "#" not in text and "=" not in text and "-" not in text:
         return text
     lines = text.splitlines(keepends=True)  # any line break: the reader splits at each
     inside = fenced(lines)
     for i, line in enumerate(lines):
-        if not inside[i] and _HEADING.match(line):
-            at = line.index("#")
-            lines[i] = f"{line[:at]}\\{line[at:]}"
+        if inside[i]:
+            continue
+        m = _HEADING.match(line)
+        if m is None and i and not inside[i - 1] and lines[i - 1].strip():
+            m = _UNDERLINE.match(line)
+        if m is not None:
+            lines[i] = f"{line[:m.start(1)]}\\{line[m.start(1):]}"
     return "".join(lines)

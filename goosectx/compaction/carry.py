@@ -273,10 +273,14 @@ def _sections(text: str) -> dict[str, list[str]]:
     return sections
 
 
-_CARRIED_SECTIONS = ("files", "files changed", "user messages", "errors and fixes", "errors",
-                     "commands run", "user constraints", "open to-do items")
-_READ_SECTIONS = frozenset({*_CARRIED_SECTIONS, "pending tasks", "problem solving", "user intent",
-                            "next step", "current work", "next step the assistant stated"})
+_CARRIED_SECTIONS = ("files changed", "user messages", "errors", "commands run",
+                     "user constraints", "open to-do items")
+"""The sections read back as facts: goosectx's own (a model's ``Files`` and ``Errors and
+fixes`` are not: what they name is listed again in the facts, from the transcript; an
+extractive summary's are, :func:`own_sections`)."""
+_READ_SECTIONS = frozenset({*_CARRIED_SECTIONS, "files", "errors and fixes", "pending tasks",
+                            "problem solving", "user intent", "next step", "current work",
+                            "next step the assistant stated"})
 """Every section name a later compaction reads (the last: :data:`.stated_step.STEP_TITLE`)."""
 _MARK_WORDS = LazyPattern(r"\(?\s*from\s+the\s+transcript\s*\)?", re.I)
 
@@ -313,16 +317,39 @@ def carried_text(summary_text: str) -> str:
     pending tasks (the model's, or an extractive summary's copy of them).
     """
     sections = _sections(summary_text)
-    return "\n".join(line for name in _CARRIED_SECTIONS if name != "user messages"
+    return "\n".join(line for name in own_sections(sections) if name != "user messages"
                      for line in sections.get(name, []))
+
+
+def own_sections(sections: dict[str, list[str]]) -> tuple[str, ...]:
+    """The names of the sections :func:`carry_forward` reads back as facts from ``sections``.
+
+    goosectx's own: the facts', and an extractive summary's ``Files`` and ``Errors and
+    fixes`` (its problem-solving note starts with :data:`EXTRACTIVE_MARK`, which a model's
+    summary cannot: :func:`~goosectx.compaction.parse.summary_from_dict`); never a model's.
+    """
+    problem = " ".join(" ".join(sections.get("problem solving", [])).split())
+    extra = ("files", "errors and fixes") if problem.startswith(EXTRACTIVE_MARK) else ()
+    return (*_CARRIED_SECTIONS, *extra)
+
+
+def carried_errors_lines(summary_text: str) -> list[str]:
+    """The lines of the errors sections of ``summary_text`` read back (:func:`own_sections`)."""
+    sections = _sections(summary_text)
+    names = own_sections(sections)
+    return [line for name in ("errors and fixes", "errors") if name in names
+            for line in sections.get(name, [])]
 
 
 def carry_forward(text: str, facts: Facts) -> None:
     """Keep what an earlier summary (our Markdown rendering, facts included) recorded.
 
-    Its files (the model's ``Files`` and the facts' ``Files changed``), user messages, errors,
-    commands, user constraints (its facts: a user message listed, perhaps by the model, is a
-    request, not a source of constraints) and the facts' open to-do items, with the pending
+    Its facts' files changed and errors, and an extractive summary's ``Files`` and ``Errors
+    and fixes`` (built from the transcript; a model's stay its own: a file or error it made up
+    never comes back as a fact from the transcript, :func:`own_sections`),
+    user messages, commands, user constraints (its facts: a user message listed, perhaps by
+    the model, is a request, not a source of constraints) and the facts' open to-do items,
+    with the pending
     tasks (the model's, or an extractive summary's copy: keyed :data:`MODEL_PENDING`, an
     extractive summary lists them, facts never do); its intent
     (unless an earlier summary's was kept) and next step; its prose (current work, problem
@@ -333,7 +360,9 @@ def carry_forward(text: str, facts: Facts) -> None:
     if not sections:
         facts.earlier.append(" ".join(text.split()))
         return
-    for line in [*sections.get("files", []), *sections.get("files changed", [])]:
+    problem = " ".join(" ".join(sections.get("problem solving", [])).split())
+    extractive = problem.startswith(EXTRACTIVE_MARK)
+    for line in [*sections.get("files", []) * extractive, *sections.get("files changed", [])]:
         fm = _FILE_LINE.match(line)
         if fm:
             path = fm.group(2)  # a code span of any fence (``a`b.py``: a path with a backtick)
@@ -346,7 +375,7 @@ def carry_forward(text: str, facts: Facts) -> None:
     for line in sections.get("user messages", []):  # a model may have written them: no
         if line.startswith("- ") and not _OMITTED.match(line[2:]):  # constraint is read here
             facts.requests.append(line[2:])
-    for line in [*sections.get("errors and fixes", []), *sections.get("errors", [])]:
+    for line in [*sections.get("errors and fixes", []) * extractive, *sections.get("errors", [])]:
         if line.startswith("- "):
             _carry_error(line[2:], facts)
     facts.carried_errors = len(facts.errors)
@@ -357,8 +386,6 @@ def carry_forward(text: str, facts: Facts) -> None:
                 item = item[1:-1]  # an older rendering put the whole label in one code span
             if item and item not in into:
                 into.append(item)
-    problem = " ".join(" ".join(sections.get("problem solving", [])).split())
-    extractive = problem.startswith(EXTRACTIVE_MARK)
     carried = {line[2:]: line[2:] for line in sections.get("open to-do items", [])
                if line.startswith("- ")}  # the facts' own, from the transcript
     for line in sections.get("pending tasks", []):  # the model's (an extractive summary

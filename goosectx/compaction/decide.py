@@ -159,8 +159,8 @@ def storm_notice(next_input_tokens: int, step_tokens: int, context_limit_tokens:
             f"last compaction left room for only {room:,} more below the threshold "
             f"({round(100 * threshold_ratio)}% of the {context_limit_tokens:,}-token limit; "
             f"the provider reported {next_input_tokens:,} tokens after it), so the "
-            "conversation would be summarised again every step or two. The turn goes on "
-            "without auto-compaction. To keep compacting, use a model with a larger context "
+            f"conversation would be summarised again every step or two.{GOES_ON} To keep "
+            "compacting, use a model with a larger context "
             "window (/model or --model), raise auto_compact_threshold, or lower "
             f"tool_output_max_chars so each tool response adds less. {PAUSE_FIX}")
 
@@ -172,11 +172,25 @@ PAUSE_FIX = ("Compacting by hand (/compact in the REPL, goosectx compact SESSION
 
 PAUSED = "Auto-compaction is paused for this session: "
 """Starts every pause notice; what follows is the reason (:func:`pause_reason`)."""
+GOES_ON = " The turn goes on without auto-compaction."
+"""Said in a pause notice shown mid-turn only: not kept with the reason (:func:`pause_reason`)."""
 
 
 def pause_reason(notice: str) -> str:
-    """The reason a pause notice gives (its text after :data:`PAUSED`), kept for ``/context``."""
-    return notice.removeprefix(PAUSED)
+    """The reason a pause notice gives (its text after :data:`PAUSED`), kept for ``/context``.
+
+    What holds only while the notice's turn runs (:data:`GOES_ON`) is left out.
+    """
+    return notice.removeprefix(PAUSED).replace(GOES_ON, "")
+
+
+def resumed_reason(reason: str) -> str:
+    """A kept :func:`pause_reason` as a resumed ``run`` says it: without the REPL's fixes.
+
+    The caller names its own (``goosectx compact SESSION``); a reason kept before
+    :func:`pause_reason` left out :data:`GOES_ON` loses it here.
+    """
+    return reason.replace(GOES_ON, "").removesuffix(PAUSE_FIX).strip()
 
 
 def pause_notice(trigger_tokens: int, reported_input_tokens: int, context_limit_tokens: int,
@@ -221,29 +235,37 @@ FIXED_PART_CAUSE = "the system prompt and tool definitions sent with every reque
 
 
 def fixed_part_cause(fixed_tokens: int, context_limit_tokens: int,
-                     extensions: list[tuple[str, int, int, int]]) -> tuple[str, str]:
+                     extensions: list[tuple[str, int, int, int]],
+                     threshold: tuple[float, str] | None = None) -> tuple[str, str]:
     """What the fixed part of every request takes and the fix: ``(cause, fix)``, clauses.
 
     ``extensions``: (name, its tools, their schema tokens, its instructions' tokens), largest
     first — the cause when there are any; compacting (the usual advice) cannot shrink the
-    system prompt or the tools. The pause notice (:func:`fixed_part_notice`) and the error of a
-    refused request that a compaction cannot help (the reactive path) say the same thing.
+    system prompt or the tools. ``threshold``: the auto-compaction threshold and where it was
+    set (``Settings.source``): while the fixed part fits the window, the cause names the
+    threshold it is over and the fix first says to raise it (:func:`raise_threshold`). The
+    pause notice (:func:`fixed_part_notice`) and the error of a refused request that a
+    compaction cannot help (the reactive path) say the same thing.
     """
     pct = round(100 * fixed_tokens / context_limit_tokens) if context_limit_tokens else 0
+    raising = (raise_threshold(fixed_tokens, context_limit_tokens, *threshold)
+               if threshold is not None and fixed_tokens < context_limit_tokens else "")
+    over = f", over the {threshold[0]:.0%} auto-compaction threshold," if raising and threshold \
+        else ""
     cause = (f"{FIXED_PART_CAUSE} about {fixed_tokens:,} tokens, {pct}% of the "
-             f"{context_limit_tokens:,}-token limit, and compaction shortens only the "
+             f"{context_limit_tokens:,}-token limit{over} and compaction shortens only the "
              "conversation")
+    first_fix = f"{raising}, " if raising else ""
     if not extensions:
-        return cause, ("use a model with a larger context window, or send less with every "
-                       "request: project instructions, extension instructions (/context shows "
-                       "the parts)")
+        return cause, (f"{first_fix}use a model with a larger context window, or send less "
+                       "with every request: project instructions (/context shows the parts)")
     named = "; ".join(f"{name}: " + ", ".join(
         ([f"{tools:,} tool{'s' if tools != 1 else ''}, ~{tokens:,} tokens"] if tools else [])
         + ([f"instructions ~{instr:,} tokens"] if instr else []))
         for name, tools, tokens, instr in extensions)
     first, _, schema_tokens, instr_tokens = extensions[0]
-    disable = (f"disable an extension (enabled = false under [extensions.{first}] in the "
-               f"config, or /extension remove {first} in the REPL), ")
+    disable = (f"{first_fix}disable an extension (enabled = false under [extensions.{first}] "
+               f"in the config, or /extension remove {first} in the REPL), ")
     if instr_tokens > schema_tokens:
         return (f"{cause}. Extensions in it — {named}",
                 f"{disable}send less of {first}'s instructions (a lower max_instructions_chars "
@@ -254,10 +276,29 @@ def fixed_part_cause(fixed_tokens: int, context_limit_tokens: int,
             "context window")
 
 
+def raise_threshold(fixed_tokens: int, context_limit_tokens: int, ratio: float,
+                    source: str) -> str:
+    """The fix "raise the threshold" for a fixed part over it, as a clause, or ``""``.
+
+    It names the setting where it was set (the environment variable overrides the config)
+    and a value above the fixed part's share of the window; ``""`` when no threshold below 1
+    leaves room for the conversation.
+    """
+    above = (100 * fixed_tokens + context_limit_tokens - 1) // context_limit_tokens / 100 \
+        if context_limit_tokens else 1.0
+    if above >= 0.95:
+        return ""
+    where = ("GOOSE_AUTO_COMPACT_THRESHOLD" if source.startswith("env ")
+             else "auto_compact_threshold in the config (or GOOSE_AUTO_COMPACT_THRESHOLD)")
+    source = "the default" if source == "default" else source
+    return f"raise {where} above {above:.2f} (now {ratio:g}, {source})"
+
+
 def fixed_part_notice(fixed_tokens: int, context_limit_tokens: int,
-                      extensions: list[tuple[str, int, int, int]]) -> str:
+                      extensions: list[tuple[str, int, int, int]],
+                      threshold: tuple[float, str] | None = None) -> str:
     """The notice when auto-compaction pauses because the fixed part alone fills the window."""
-    cause, fix = fixed_part_cause(fixed_tokens, context_limit_tokens, extensions)
+    cause, fix = fixed_part_cause(fixed_tokens, context_limit_tokens, extensions, threshold)
     return f"{PAUSED}{cause}. {fix[0].upper()}{fix[1:]}."
 
 

@@ -279,6 +279,8 @@ def _build(facts: Facts, limits: _Limits, counter: PieceCounts,
             problem += " Earlier: " + _shorten(NOTE_SEPARATOR.join(facts.earlier),
                                                limits.work_tokens, counter)
         summary.problem_solving = problem
+    else:  # the mark alone: its Files and Errors and fixes are read back (carry.own_sections)
+        summary.problem_solving = f"{EXTRACTIVE_MARK}."
     return summary
 
 

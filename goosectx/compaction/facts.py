@@ -29,7 +29,7 @@ from goosectx.compaction.carry import (
     LATER_PASSED,
     MODEL_PENDING,
     Facts,
-    carried_lines,
+    carried_errors_lines,
     carried_text,
     is_constraint,
     may_name_constraint,
@@ -79,8 +79,12 @@ def _last_errors(facts: Facts) -> list[str]:
 
 
 def _error_items(summary_text: str) -> list[str]:
-    """The items of the summary's errors sections (``Errors and fixes``, facts' ``Errors``)."""
-    return [line[2:] for line in carried_lines(summary_text, ("errors and fixes", "errors"))
+    """The items of the summary's errors sections read back as facts.
+
+    ``Errors``, and an extractive summary's ``Errors and fixes``: a model's are not, so an
+    error they name is listed in the facts too.
+    """
+    return [line[2:] for line in carried_errors_lines(summary_text)
             if line.startswith("- ")]
 
 

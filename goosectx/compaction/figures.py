@@ -222,11 +222,12 @@ class ContextFigures:
         return fixed_part_notice(*cause)
 
     def fixed_part_cause(self, request: RequestContext, ratio: float
-                         ) -> tuple[int, int, list[tuple[str, int, int, int]]] | None:
+                         ) -> tuple[int, int, list[tuple[str, int, int, int]],
+                                    tuple[float, str]] | None:
         """What the fixed part takes when it alone is at least ``ratio`` of the limit.
 
-        ``(fixed tokens, limit, extensions)``, extensions as ``decide.fixed_part_notice``;
-        ``None`` when the fixed part is below that.
+        ``(fixed tokens, limit, extensions, (threshold, its source))``, extensions as
+        ``decide.fixed_part_notice``; ``None`` when the fixed part is below that.
         """
         limit = self.context_limit().tokens
         fixed = self.fixed_tokens(request)
@@ -244,7 +245,8 @@ class ContextFigures:
                               instructions.get(name, 0))
                              for name in {*groups, *instructions}),
                             key=lambda e: (-e[2] - e[3], e[0]))
-        return fixed, limit, extensions
+        threshold = (self.settings.threshold_ratio, self.settings.source("threshold_ratio"))
+        return fixed, limit, extensions, threshold
 
     def breakdown(self, request: RequestContext) -> ContextBreakdown:
         """Token estimate of the next full request by category (for ``/context``)."""

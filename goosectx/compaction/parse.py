@@ -16,6 +16,7 @@ import json
 import re
 from typing import Any
 
+from goosectx.compaction.carry import EXTRACTIVE_MARK
 from goosectx.compaction.summary import FileNote, StructuredSummary
 
 _FENCE = re.compile(r"```[ \t]*([A-Za-z0-9_+-]*)[ \t]*\n(.*?)\n?[ \t]*```", re.DOTALL)
@@ -194,7 +195,9 @@ def summary_from_dict(data: dict[str, Any]) -> StructuredSummary:
             summary.files = as_files(value)
         elif value not in (None, "", [], {}):
             summary.extra[str(key)] = value
-    return summary
+    if " ".join(summary.problem_solving.split()).startswith(EXTRACTIVE_MARK):
+        summary.problem_solving = f"(the summariser's words) {summary.problem_solving}"
+    return summary  # a model's summary never passes for an extractive one (carry.own_sections)
 
 
 _ANALYSIS = re.compile(r"<analysis>.*?(</analysis>|$)", re.DOTALL | re.IGNORECASE)

@@ -10,7 +10,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from goosectx.compaction.blocks import contained, one_line_code, without_headings
+from goosectx.compaction.blocks import contained, one_line_code, one_reading, without_headings
 from goosectx.compaction.carry import model_heading
 
 SUMMARY_FIELDS: tuple[str, ...] = (
@@ -86,16 +86,18 @@ def _field(text: str) -> str:
     (:func:`~goosectx.compaction.carry.carry_forward`) does not read the lines under it as the
     summary's own files, user messages or constraints.
     """
-    return without_headings(contained(text))
+    return without_headings(contained(one_reading(text)))
 
 
 def _item(text: str) -> list[str]:
-    """A list item's lines: ``- `` and the first line, the others indented under it.
+    r"""A list item's lines: ``- `` and the first line, the others indented under it.
 
     The text is :func:`~goosectx.compaction.blocks.contained`: a fence it leaves open does
-    not swallow the items and sections after it.
+    not swallow the items and sections after it; its line breaks are ``\n`` and its heading
+    lines (``# …``, a setext ``===``) are escaped as a prose field's are, so the model and the
+    terminal read the same lines and neither takes the model's words for a heading of ours.
     """
-    first, *rest = contained(text).splitlines() or [""]
+    first, *rest = without_headings(contained(one_reading(text))).splitlines() or [""]
     return [f"- {first}", *(f"  {line}" if line.strip() else "" for line in rest)]
 
 
