@@ -17,7 +17,10 @@ program: ``CC='rm -rf src' make x``, ``make x CC=rm``, ``export CC=rm; make x``,
 ``CC=rm; export CC; make``, ``set -a; CC=rm; make``, ``MAKEFLAGS='CC=rm' make``,
 ``CARGO_TARGET_…_RUNNER=rm cargo run``, ``GOFLAGS=-toolexec=rm go
 build``; ``PERL5DB`` is perl code ``perl -d`` runs (:func:`perl_debugger`); ``LD_PRELOAD``
-loads a library whose code runs in any program (:func:`preloaded`).
+loads a library whose code runs in any program (:func:`preloaded`). A name bash makes at run
+time (``$Y``, ``r${X}m``, ``$(echo rm)``, ``r{m,}``) where a program is run — a running verb's
+arguments (``rustup run stable $Y``), a variable or setting that names a program (``CC=$X``)
+— may be any program its literal parts allow (:data:`_MADE`), the safe direction.
 
 What the command text shows, not a sandbox. Core module: no printing.
 """
@@ -68,19 +71,30 @@ def modelled(name: str, args: tuple[str, ...] = ()) -> bool:
     return name in KNOWN or any(p.fullmatch(name) for p in (INTERPRETER, VIM, IPYTHON))
 
 
-def _named(word: str, programs: set[str]) -> str | None:
+def _named(word: str, programs: set[str], made: bool = False) -> str | None:
     """The program of ``programs`` ``word`` names (``rm``, ``/bin/rm``; no URL), or ``None``."""
     if "://" in word:
         return None
-    name = word.rsplit("/", 1)[-1] if "/" in word else word
+    made_name = _MADE.sub("*", _QUOTING.sub("", word))  # CC='"rm"', CC='\\rm': the shell reads rm
+    name = made_name.rsplit("/", 1)[-1]
+    if made_name != _QUOTING.sub("", word):  # $Y, r${X}m, $(echo rm), r{m,}, ${A[0]}, $1: any
+        return next((p for p in programs if p and fnmatchcase(p, name)), None) if made else None
     return next((p for p in programs if p and fnmatchcase(name, p)), None)
+
+
+_QUOTING = re.compile(r"[\"'\\]")
+_MADE = re.compile(r"\$\([^)]*\)?|`[^`]*`?|\$\{[^}]*\}?|\$(?:\w+|[@*#?$!-])?|"
+                   r"\{[^{}]*(?:,|\.\.)[^{}]*\}")
+"""What bash makes at run time in a program's name: an expansion, a brace list (``r{m,}``);
+in it the name may be any program (the safe direction), unless its literal parts rule it out
+(``$F.txt`` is no ``rm``)."""
 
 
 _STARTERS = RUNNERS | frozenset(WRAPPERS) | SHELLS | frozenset(SU_LIKE) | {"eval", "env", "xargs"}
 """Programs that start another: a quoted line that begins with one is read in full."""
 
 
-def _line_names(text: str, programs: set[str]) -> str | None:
+def _line_names(text: str, programs: set[str], made: bool = False) -> str | None:
     """The program of ``programs`` ``text`` may run read as a shell line (``-c 'sudo rm x'``).
 
     Each simple command's program; for one that starts another (``sudo``, ``bash -c``), each
@@ -91,16 +105,16 @@ def _line_names(text: str, programs: set[str]) -> str | None:
     for part in lex(text):
         words = [w.value for w in after_keywords(part.words, part.piped)]
         first = next((w for w in words if not ASSIGNMENT_WORD.match(w)), "")
-        if (found := _named(first, programs)) is not None:
+        if (found := _named(first, programs, made)) is not None:
             return found
         if first.rsplit("/", 1)[-1] not in _STARTERS:
             continue
         forms = command_forms(part, text)
         for name, *_rest in forms.runs:
-            if (found := _named(name, programs)) is not None:
+            if (found := _named(name, programs, made)) is not None:
                 return found
         for form in forms.maybe:
-            if (found := _named(form.split(" ", 1)[0], programs)) is not None:
+            if (found := _named(form.split(" ", 1)[0], programs, made)) is not None:
                 return found
     return None
 
@@ -113,7 +127,7 @@ _MODELLED_VARIABLES = re.compile(r"GIT_CONFIG_(?:KEY|VALUE)_\d+")
 ``GIT_CONFIG_VALUE_0`` is a command only for a key that runs one)."""
 
 
-def word_names(word: str, programs: set[str], depth: int = 0) -> str | None:
+def word_names(word: str, programs: set[str], depth: int = 0, made: bool = False) -> str | None:
     """The program of ``programs`` ``word`` may start: as itself, its line, or its value.
 
     ``rm``; ``'rm -rf src'`` or ``'cd /; sudo rm x'`` (a line with a blank or a separator);
@@ -123,25 +137,28 @@ def word_names(word: str, programs: set[str], depth: int = 0) -> str | None:
     """
     if depth > 3 or not word:
         return None
-    if (found := _named(word, programs)) is not None:
+    if (found := _named(word, programs, made)) is not None:
         return found
     if word.startswith("!") or "," in word and not any(c.isspace() for c in word):
         # dc -e '!rm x', a shell escape; gcc -wrapper rm,-rf,x: a program and its arguments
         found = word_names(word[1:].lstrip() if word.startswith("!") else word.split(",")[0],
-                           programs, depth + 1)
+                           programs, depth + 1, made)
         if found is not None:
             return found
     for mark in "=:":  # --command='rm -rf src': the value, read as a word of its own
         name, marked, value = word.partition(mark)
         if marked and _OPTION_NAME.fullmatch(name) and not value.startswith("//") and (
-                found := word_names(value, programs, depth + 1)) is not None:
+                found := word_names(value, programs, depth + 1, made)) is not None:
             return found
+    if "%(" in word and (found := _line_names(  # rpm --define 'x %(rm -rf src)': a command
+            word.split("%(", 1)[1].rsplit(")", 1)[0], programs, made)) is not None:
+        return found
     if any(c.isspace() or c in ";|&" for c in word):  # 'rm -rf src', cmake's 'rm;-rf;src'
-        return _line_names(word, programs)
+        return _line_names(word, programs, made)
     return None
 
 
-def env_runs(variables: dict[str, str], names: Callable[[str], str | None],
+def env_runs(variables: dict[str, str], names: Callable[[str, bool], str | None],
              ) -> tuple[str, str] | None:
     """``(variable, program)``: a variable whose value starts a program ``names`` finds.
 
@@ -151,9 +168,18 @@ def env_runs(variables: dict[str, str], names: Callable[[str], str | None],
     for the rules' programs, each value read once per line.
     """
     for variable, value in variables.items():
-        if not _MODELLED_VARIABLES.fullmatch(variable) and (found := names(value)) is not None:
+        if not _MODELLED_VARIABLES.fullmatch(variable) and (found := names(
+                value, _COMMAND_VARIABLE.fullmatch(variable) is not None and not re.search(
+                    r"\$\(|`", value))) is not None:  # CC=$(which gcc): its own check reads it
             return variable, found
     return None
+
+
+_COMMAND_VARIABLE = re.compile(r"-*(?:CC|CXX|CPP|LD|AR|AS|NM|RANLIB|STRIP|FC|MAKE|SHELL|EDITOR|"
+                               r"VISUAL|PAGER|[\w.-]*(?i:runner|command|cmd|executable|launcher|"
+                               r"wrapper|program|compiler|exec|tool))")
+"""A variable or setting that names a program to run: its value made at run time (``CC=$X``,
+``CC={x,rm}``) may be any program; another's (``PYTHONPATH=$PWD``) is data."""
 
 
 def perl_debugger(name: str, args: tuple[str, ...], variables: dict[str, str]) -> str | None:
@@ -195,7 +221,9 @@ class _Shell:
             for word in part.words:
                 if ASSIGNMENT_WORD.match(word.value):
                     key, _, value = word.value.partition("=")
-                    key = key.rstrip("+")  # A+=x: what it appends is read as its value
+                    if key.endswith("+"):  # CC=r; CC+=m: rm
+                        key = key[:-1]
+                        value = self.values.get(key, "") + value
                     self.values[key] = value
                     if self.all_exported or key in self.marked:
                         self.exported[key] = value
@@ -211,7 +239,7 @@ class _Shell:
         for word in args:
             key, equals, value = word.partition("=")
             if equals and ASSIGNMENT_WORD.match(word):
-                self.exported[key] = self.values[key] = value
+                self.exported[key] = self.values[key] = self.expand(value)
             elif _NAME.fullmatch(word):  # CC=rm; export CC: the shell's value handed on
                 self.marked.add(word)
                 if word in self.values:
@@ -248,12 +276,13 @@ def backstop(subjects: list[CommandForms], named: dict[str, str]) -> str | None:
     programs = set(named)
     shell = _Shell()
     exported = shell.exported
-    read: dict[str, str | None] = {}  # each value read once: export A='x y' …; true; true …
+    read: dict[tuple[str, bool], str | None] = {}  # each value read once
 
-    def names(word: str) -> str | None:
-        if word not in read:
-            read[word] = word_names(word, programs)
-        return read[word]
+    def names(word: str, made: bool = True) -> str | None:
+        """A made name (``$X``, ``r{m,}``) may be the program: in a command's place only."""
+        if (word, made) not in read:
+            read[word, made] = word_names(word, programs, made=made)
+        return read[word, made]
 
     for subject in subjects:
         if not subject.runs and subject.all:  # CC=rm; export CC; make
@@ -279,7 +308,8 @@ def backstop(subjects: list[CommandForms], named: dict[str, str]) -> str | None:
                         f"{name} may run the value of its setting {hit[0]} as a program")
             if tried or modelled(name, args):  # docker run img git status: maybe's forms
                 continue
-            found = next(filter(None, map(names, args)), None)
+            running = name in RUNNING_VERBS  # rustup run stable $X: X's value is run
+            found = next(filter(None, (names(a, running) for a in args)), None)
             if found is not None:
                 verb = next((a for a in args if a in RUNNING_VERBS.get(name, ())), None)
                 what = f"what {name} {verb} runs" if verb else name

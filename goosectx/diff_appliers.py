@@ -153,7 +153,8 @@ def appliers(words: list[str], depth: int = 0) -> list[tuple[str, Applied]]:
                       for how in appliers([w.value for w in part.words], depth + 1)]
         if name in PATCHERS or name == "git":
             how = applied(name, words[k + 1:])
-            found += [(name, how or Applied())] if how or name == "git" and any(
-                w in ("apply", "am") for w in words[k + 1:]) else []
+            rest = words[k + 1:]
+            found += [(name, how or Applied())] if how or name == "git" and rest[
+                git_subcommand(rest):][:1] in (["apply"], ["am"]) else []  # not git stash apply
     return found
 

@@ -29,7 +29,7 @@ from goosectx.sensitive import expand_user
 from goosectx.shell_dirs import Unknown
 from goosectx.shell_lexer import lex, unexpanded
 from goosectx.shell_words import Part, Word
-from goosectx.tree_writers import unpacked_name, writes_unnamed
+from goosectx.tree_writers import may_write, unpacked_name, writes_unnamed
 from goosectx.written_names import SENSITIVE, sensitive_or_outside
 
 MAX_DIFF_BYTES = 1_000_000
@@ -267,6 +267,8 @@ def written_first(line: str, file: str, where: Where | None = None) -> tuple[str
                 from_line = True  # cat > F <<'EOF': the diff is the body, read from the line
                 continue
             return part.text, False
+        if values[0] not in (">", ">>") and may_write(values):
+            return part.text, False  # sed -i, xargs, rename, curl -OJ: may write it unnamed
     return None, from_line
 
 

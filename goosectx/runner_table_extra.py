@@ -81,7 +81,8 @@ RUNNING_VERBS: dict[str, frozenset[str]] = {name: frozenset(verbs) for name, ver
     "helm": ("--post-renderer",), "pyenv": ("exec",), "rbenv": ("exec",), "nodenv": (
         "exec",), "goenv": ("exec",), "jenv": ("exec",), "nvm": ("exec", "run"), "fnm": (
         "exec",), "volta": ("run",), "opam": ("exec",), "cabal": ("exec",), "stack": ("exec",),
-    "ghcup": ("run",), **dict.fromkeys(("gcc", "g++", "cc", "c++", "clang", "clang++"), (
+    "ghcup": ("run",), "rpm": ("--pipe", "--define", "--predefine", "--eval", "-D", "-E"),
+    **dict.fromkeys(("gcc", "g++", "cc", "c++", "clang", "clang++"), (
         "-wrapper",))}.items()}
 """Programs of :data:`DATA_PROGRAMS` or the option tables whose subcommand runs a command
 given in their arguments (``rustup run stable rm``, ``gem exec rm``, ``meson devenv rm``,

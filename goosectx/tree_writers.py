@@ -20,6 +20,8 @@ _ALWAYS = frozenset({"unrar", "unar", "cabextract", "aunpack", "lha", "unarj", "
                      "rpm2cpio", "bsdunzip", "unsquashfs"})
 """Unpackers whose every use writes the archive's files."""
 _TAR = frozenset({"tar", "gtar", "bsdtar"})
+_TAR_EXTRACT = ("--ext", "--extr", "--extra", "--extrac", "--extract", "--get")
+"""GNU tar's ``--extract`` and the shortenings it takes (``--ex`` is also ``--exclude``)."""
 _LETTER_MODE = {"ar": "x", "jar": "x", "cpio": "i", "bsdcpio": "i", "pax": "r"}
 """Unpackers whose mode is a letter of their first word or an option cluster (``ar x``,
 ``jar -xf``, ``cpio -idv``, ``pax -r``)."""
@@ -54,7 +56,7 @@ def writes_unnamed(words: list[str]) -> str | None:
         name, rest = word.rsplit("/", 1)[-1], words[k + 1:]
         if name in _ALWAYS or name == "unzip" and not any(w in _UNZIP_READS for w in rest) or (
                 name in _SEVEN_Z and rest[:1] in (["x"], ["e"])) or name in _TAR and _mode(
-                rest, "x", ("--extract", "--get")) or name in _LETTER_MODE and _mode(
+                rest, "x", _TAR_EXTRACT) or name in _LETTER_MODE and _mode(
                 rest, _LETTER_MODE[name], ("--extract",)) or name == "dpkg-deb" and any(
                 w in _DPKG_DEB_WRITES for w in rest) or name == "git" and _git_tree(rest):
             return name
@@ -71,8 +73,9 @@ def _mode(args: list[str], letter: str, long: tuple[str, ...]) -> bool:
 def _git_tree(args: list[str]) -> bool:
     at = git_subcommand(args)
     sub, rest = (args[at], args[at + 1:]) if at < len(args) else ("", [])
-    if sub == "reset":
-        return any(w in ("--hard", "--merge", "--keep") for w in rest)
+    if sub == "reset":  # git takes a long option's abbreviation: --har
+        return any(len(w) > 3 and w[:2] == "--" and any(
+            o.startswith(w) for o in ("--hard", "--merge", "--keep")) for w in rest)
     if sub not in _GIT_TREE or rest[:1] and rest[0] in _GIT_TREE_READS:
         return False
     operands = [w for w in rest if w[:1] != "-"]
@@ -89,3 +92,72 @@ def unpacked_name(words: list[str], value: str) -> str | None:
         return None
     stripped = _SUFFIX.sub("", value)
     return stripped if stripped != value else None
+
+
+NON_WRITERS = frozenset({
+    "cat", "less", "more", "head", "tail", "wc", "grep", "egrep", "fgrep", "rg", "ag", "diffstat",
+    "lsdiff", "file", "stat", "ls", "echo", "printf", "test", "[", "[[", "md5sum", "sha1sum",
+    "sha256sum", "sha512sum", "bat", "cd", "pushd", "popd", "pwd", "true", "false", ":", "which",
+    "type", "diff", "cmp", "tree", "du", "df", "whoami", "id", "date", "sleep", "read", "set",
+    "export", "local", "shift", "readlink", "realpath", "basename", "dirname", "done", "fi",
+    "esac", "}", ")", "]]", "]", "wait", "exit", "return", "break", "continue"})
+"""Programs known to write no file (their words' own ``> F`` is a part of its own); before a
+``patch``/``git apply`` on the same line only these (and :data:`_GIT_READS`, ``find`` without a
+writing action) keep its diff as it is on disk (:func:`may_write`)."""
+_GIT_READS = frozenset({"status", "diff", "log", "show", "rev-parse", "ls-files", "describe",
+                        "blame", "grep", "shortlog", "whatchanged", "cat-file", "ls-tree", "add",
+                        "commit", "branch", "tag", "fetch"})
+"""git subcommands that leave the work tree's files as they are (``git diff --output=F`` is
+judged by the name it gives)."""
+_FIND_WRITES = ("-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint", "-fprint0",
+                "-fprintf", "-fls")
+_TAR_LISTS = frozenset("ctvfzjJaSpCwW")
+"""Letters of a ``tar`` that lists or creates (the archive it creates is named by ``-f``)."""
+_TAR_LONG = ("--list", "--create", "--gzip", "--bzip2", "--xz", "--verbose", "--file")
+_PLAIN_UNPACK = frozenset({"-d", "-k", "-f", "-v", "-q", "-c", "-t", "-l", "--decompress",
+                           "--keep", "--force", "--verbose", "--quiet", "--stdout", "--test",
+                           "--list", "-dk", "-kd", "-df", "-fd", "-dv", "-vd"})
+"""Decompressor options that leave the written name as :func:`unpacked_name` makes it (not
+``gunzip -N`` (the name stored in the file) nor ``-S SUFFIX``)."""
+_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\[[^\n]*\])?\+?=")
+
+
+def may_write(words: list[str]) -> bool:
+    """True unless the command ``words`` is known to write no file its words do not name.
+
+    The safe direction: a program not known here (``sed -i``, ``xargs``, ``rename``, ``curl
+    -OJ``, ``hg update``, ``bash -c '…'``, ``git -c alias.co=checkout co``, ``git reset
+    --har``) may write any file, the diff a later ``patch`` reads among them. Known: the
+    :data:`NON_WRITERS`, ``find`` without a writing action, git's reads and commits, ``tar``
+    listing or creating, ``unzip -l``, a decompressor of named files with plain options.
+    """
+    k = 0
+    while k < len(words) and _ASSIGNMENT.match(words[k]):
+        k += 1  # X=1 ls: the program is ls
+    name, rest = (words[k].rsplit("/", 1)[-1], words[k + 1:]) if k < len(words) else ("", [])
+    if not name or name in NON_WRITERS:
+        return False
+    if name == "find":
+        return any(w.startswith(_FIND_WRITES) for w in rest)
+    if name == "git":
+        return _git_may_write(rest)
+    if name in _TAR:
+        return not all(w[:2] != "--" and set(w.lstrip("-")) <= _TAR_LISTS if (
+            w[:1] == "-" or i == 0) else w in _TAR_LONG or w[:1] != "-"
+            for i, w in enumerate(rest))
+    if name == "unzip":
+        return not any(w in _UNZIP_READS for w in rest)
+    if name in _DECOMPRESSORS:
+        return any(w[:1] == "-" and w not in _PLAIN_UNPACK or re.search(r"[$`*?\[{]", w)
+                   for w in rest)
+    return True
+
+
+def _git_may_write(args: list[str]) -> bool:
+    at = git_subcommand(args)
+    if at >= len(args) or any(w.startswith(("-c", "--config-env", "--exec-path"))
+                              for w in args[:at]):
+        return True  # git -c alias.co=checkout co: any subcommand
+    if args[at] in _GIT_READS:
+        return False
+    return args[at] not in (*_GIT_TREE, "reset") or _git_tree(args)

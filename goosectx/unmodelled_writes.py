@@ -33,7 +33,7 @@ from goosectx.rule_offer import PREFIX_PROGRAMS
 from goosectx.shell_assign import DECLARATIONS
 from goosectx.shell_builtins import SHELLS
 from goosectx.shell_databases import DATABASES
-from goosectx.shell_dirs import expanded
+from goosectx.shell_dirs import Unknown, expanded
 from goosectx.shell_languages import COMMAND_LANGUAGES
 from goosectx.shell_launchers import LAUNCHERS, TERMINAL_EMULATORS
 from goosectx.shell_lexer import lex
@@ -139,7 +139,11 @@ def unmodelled_write(name: str, args: list[str], where: Where | None,
     literal = Where(root, bases) if root is not None else None
     tops = git_dirs(literal) if args else ()  # once for all the words
     cache: dict[str, Path] = {}  # the words' dirs resolved once
+    away = next((d for d in where.dirs if isinstance(d, Unknown)), None) if where else None
     for value, written in _listed(_named(args)):
+        if away is not None and written and value[:1] not in ("/", "~", "$", "-"):
+            return (f"{name} is not known to goosectx: it may write {value} in a dir not known "
+                    f"here (after {away.after}), maybe the git directory")  # cd "$X" && tool x
         for path in _paths(value, bases, line):
             does = "it may write" if written else "it is given"
             end = "" if written else " and what it does with it is not known"
@@ -201,11 +205,16 @@ def _named(args: list[str]) -> Iterator[tuple[str, bool]]:
 
 
 def _listed(named: Iterator[tuple[str, bool]]) -> Iterator[tuple[str, bool]]:
-    """Each of ``named``, and each item of one that is a comma list (``a,.git/config``)."""
+    """Each of ``named``, and each item of one that is a list (``a,.git/config``, ``a:F``)."""
     for value, written in named:
         yield value, written
-        if "," in value and "://" not in value:
-            yield from ((item, written) for item in value.split(",") if item)
+        if "://" not in value and (items := [i for i in _ITEMS.split(value) if i]) != [value]:
+            key = _KEY.fullmatch(value)  # file:F is given F; out:F may write it
+            yield from ((item, written and (not key or _writes(key[1]))) for item in items)
+
+
+_ITEMS = re.compile(r"[,:\s]+")
+"""What separates a list's items: ``a,.git/config``, ``--out=a:.git/x``, ``'a .git/x'``."""
 
 
 def _writes(option: str) -> bool:
@@ -272,15 +281,31 @@ def line_assignments(line: str, computed: bool = False) -> dict[str, tuple[str, 
         if words[:1] and words[0].value in ("for", "select") and len(words) > 2 and (
                 words[2].value == "in"):
             found.setdefault(words[1].value, []).extend(
-                w.value for w in words[3:] if not (w.expands or w.pattern))
+                w.value for w in words[3:] if not w.expands)  # for f in .git/*: the glob
             continue
         for word in words[1:] if words[:1] and words[0].value in DECLARATIONS else words:
-            if ASSIGNMENT_WORD.match(word.value) and (computed or not word.expands):
+            if ASSIGNMENT_WORD.match(word.value):
                 key, _, val = word.value.partition("=")
-                found.setdefault(key, []).append(val)
+                vals = _known(val, found) if word.expands else [val]  # E=$D/hooks
+                if word.expands and vals == [val] and not computed:
+                    continue  # H=$(mktemp): not known here (kept as written if computed)
+                if key.endswith("+"):  # D=.g; D+=it: .git
+                    key = key[:-1]
+                    vals = [old + v for old in found.get(key, [""]) for v in vals]
+                found.setdefault(key, []).extend(vals)
             elif word.value[:1] != "-":
                 break
     return {k: tuple(v) for k, v in found.items()}
+
+
+def _known(value: str, found: dict[str, list[str]]) -> list[str]:
+    """``value`` with the variables set before it put in; ``[value]`` when one is not known."""
+    out = [value]
+    for match in _ASSIGNED.finditer(value):
+        if (name := match[1] or match[2]) not in found:
+            return [value]
+        out = [v.replace(match[0], one, 1) for v in out for one in found[name]][:64]
+    return out
 
 
 def _tail(why: str, name: str) -> str:

@@ -172,3 +172,27 @@ def test_an_ask_rule_is_caught_the_same_way_and_named() -> None:
 
 def test_without_a_deny_or_ask_rule_auto_runs_it() -> None:
     assert action(PermissionRules(), "rustup run stable rm -rf src") == "run"
+
+
+@pytest.mark.parametrize("command", [
+    "X=rm; Y=$X; rustup run stable $Y -rf src", "rustup run stable ${X:-rm} -rf src",
+    "rustup run stable ${X:+$X} -rf src", "rustup run stable r${X}m -rf src",
+    "rustup run stable $(echo rm) -rf src", "rustup run stable r{m,} -rf src",
+    "rustup run stable {rm,x} -rf src", "A=(rm); rustup run stable ${A[0]} -rf src",
+    "read X <<< rm; rustup run stable $X -rf src", "set -- rm; rustup run stable $1 -rf src",
+    "CC='\"rm\"' make", "CC='\\rm' make", "CC=r; CC+=m; export CC; make",
+    "X=rm; export CC=$X; make", "make CC={x,rm}", "rpm -qa --pipe 'rm -rf src'",
+    "rpm --predefine 'x %(rm -rf src)' -q bash",
+])
+def test_a_program_name_made_at_run_time_or_quoted_is_asked_about(command: str) -> None:
+    """Bash makes the name (an expansion, a brace list) or unquotes it: it may be rm (round 30)."""
+    assert "may run rm, which the rule shell(rm *) names" in asked_why(command)
+
+
+@pytest.mark.parametrize("command", [
+    "rustup run stable cargo build", "rpm -qa", "rpm -q --define 'x 1' bash", "mytool $F.txt",
+    "CC=$HOME/bin/gcc make", "X=gc; X+=c; export CC=$X; make", "export PYTHONPATH=$PWD; pytest",
+    "X=$(pwd) make", "mytool \"$HOME\"",
+])
+def test_a_made_name_its_literal_parts_rule_out_still_runs(command: str) -> None:
+    assert action(DENY_RM, command) == "run", command

@@ -193,3 +193,31 @@ def test_quoted_and_context_diff_names_are_read(project: Path, diff: str, named:
 def test_c_quoted_names_decode_as_patch_reads_them() -> None:
     assert diff_names('+++ "b/\\303\\251t\\303\\251.txt"\n') == ["b/été.txt"]
     assert diff_names('+++ "b/tab\\there"\n') == ["b/tab\there"]
+
+
+@pytest.mark.parametrize("before", [
+    "find -name '*.diff' -exec sed -i 's#src/a#.git/hooks/pre-commit#g' {} +",
+    "ls | xargs sed -i 's#src/a#.git/hooks/pre-commit#g'",
+    "rg -l a | xargs sed -i s#a#b#g", "fd -e diff -x sed -i s#a#b#", "rename s/bad/x/ bad.diff",
+    "python3 -m tarfile -e a.tar", "tar --extr -f a.tar", "gunzip -N fix.gz",
+    "gunzip -S .foo safe.diff.foo", "gunzip *.gz", "rar x a.rar", "p7zip -d a.7z", "arj x a.arj",
+    "lzop -d a.lzo", "uudecode a.uu", "hg update", "svn up", "git lfs pull", "git lfs checkout",
+    "curl -OJ https://example.com/x", "wget --content-disposition https://example.com/x",
+    "aria2c https://example.com/x", "git reset --har", "git -c alias.co=checkout co main",
+    "sh -c 'git checkout main'", "bash -c 'tar xf a.tar'", "git stash apply",
+    "git checkout apply", "git pull origin am",
+])
+@pytest.mark.parametrize("applier", ["patch -p1 < safe.diff", "git apply safe.diff"])
+def test_a_command_not_known_to_write_nothing_before_the_applier_asks(
+        diffs: Path, before: str, applier: str) -> None:
+    _asks(diffs, f"{before} && {applier}", "before it in the line may write it")
+
+
+@pytest.mark.parametrize("before", [
+    "git status", "ls -la", "cat safe.diff", "grep -n x safe.diff", "cd src && cd ..",
+    "git diff --stat", "find src -name '*.rej'", "X=1 echo hi", "git add -A", "tar tf x.tar",
+    "gunzip -k other.diff.gz", "pwd",
+])
+def test_a_reader_before_the_applier_keeps_it_running(diffs: Path, before: str) -> None:
+    command = f"{before} && git apply safe.diff"
+    assert shell_verdict(DENY_RM, command, "auto", working_dir=diffs).action == "run", command

@@ -92,3 +92,27 @@ def test_inputs_outside_and_labels_still_run(project: Path, command: str) -> Non
 def test_an_output_or_operand_outside_the_project_still_asks(project: Path, command: str,
                                                              shown: str) -> None:
     assert f"it may write {shown}, which is outside the project" in _reason(project, command)
+
+
+@pytest.mark.parametrize(("command", "said"), [
+    ("D=.git; E=$D/hooks; mytool $E/pre-commit", "it may write $E/pre-commit"),
+    ("D=.g; D+=it; mytool $D/config", "it may write $D/config"),
+    ('for f in .git/*; do mytool -o "$f"; done', "it may write $f"),
+    ("D=.git; cd $D && mytool -o config", "it may write config in a dir not known here"),
+    ('cd "$X" && mytool config', "it may write config in a dir not known here"),
+    ("mytool --out=a:.git/hooks/pre-commit", ".git/hooks/pre-commit (a hook"),
+    ("mytool --files 'a .git/hooks/pre-commit'", "it may write .git/hooks/pre-commit"),
+])
+def test_a_path_made_by_the_line_or_listed_is_judged(project: Path, command: str,
+                                                    said: str) -> None:
+    reason = _reason(project, command)
+    assert said in reason, reason
+
+
+@pytest.mark.parametrize("command", [
+    "mytool --out=a:build/x", "mytool --files 'a b c'", "D=src; E=$D/x; mytool $E",
+    "cd src && mytool x", "D=bu; D+=ild; mytool $D/x",
+])
+def test_a_made_or_listed_path_in_the_project_still_runs(project: Path, command: str) -> None:
+    verdict = shell_verdict(DENY_RM, command, "auto", working_dir=project)
+    assert verdict.action == "run", (command, verdict.reason)
