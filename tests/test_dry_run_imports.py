@@ -54,7 +54,8 @@ def test_a_dry_run_loads_no_tool_no_openssl_hash_and_no_toml_parser() -> None:
     parser for an empty config file, what only a model call streams, nor the store's
     migrations (the database is up to date), locks (a dry run takes none), search, the
     redaction (the session's name, ``work``, is too short to hold a secret), or ``base64``
-    (no attachment's bytes are read)."""
+    (no attachment's bytes are read), nor the encoding (every count is kept or stored: the
+    re-sent requests' heading too)."""
     code = ("import sys\nfrom goosectx.cli.app import main\n"
             "try:\n    main(['compact', 'work', '--dry-run'])\nexcept SystemExit as e:\n"
             "    assert e.code == 0, e.code\n"
@@ -62,7 +63,7 @@ def test_a_dry_run_loads_no_tool_no_openssl_hash_and_no_toml_parser() -> None:
             "'hashlib', 'tomllib', 'goosectx.providers.stream_items', 'queue', "
             "'goosectx.store.migrations', 'goosectx.store.locks', "
             "'goosectx.store.search_hit', 'goosectx.redaction', 'goosectx.env_secrets', "
-            "'base64', 'binascii'))))\n")
+            "'base64', 'binascii', 'tiktoken'))))\n")
     saved_session()
     for _ in range(2):  # the first counts the session and stores the counts
         proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
