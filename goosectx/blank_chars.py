@@ -27,4 +27,9 @@ def quoted(text: str) -> str:
     Python's quoting shows a control or separator character as an escape, but prints U+2800
     or U+3164 as they are — blank — so the name looks like one that exists.
     """
-    return repr("".join(f"<U+{ord(c):04X}>" if ord(c) in BLANK_LOOKING else c for c in text))
+    return repr("".join(stand_in(ord(c)) if ord(c) in BLANK_LOOKING else c for c in text))
+
+
+def stand_in(code: int) -> str:
+    """How an invisible character is shown where it must be seen: ``<U+3164>``."""
+    return f"<U+{code:04X}>"

@@ -64,7 +64,7 @@ from __future__ import annotations
 
 import re
 
-from goosectx.blank_chars import BLANK_LOOKING, VARIATION_SELECTORS
+from goosectx.blank_chars import BLANK_LOOKING, VARIATION_SELECTORS, stand_in
 from goosectx.lazy_pattern import LazyPattern
 
 __all__ = ["APPROVAL_MARKER", "BLANK_LOOKING", "SafeStream", "code_safe", "json_safe",
@@ -159,7 +159,7 @@ class _Tables:
         :data:`_SAFE_ASCII`, continuation bytes and every lead byte but C2, D8, E1, E2, EF and
         F3. UTF-8 text made only of them has no unsafe character (one with such a lead may be
         safe: the regex then decides)."""
-        self.blank_stand_ins = {code: f"<U+{code:04X}>" for code in (
+        self.blank_stand_ins = {code: stand_in(code) for code in (
             *BLANK_LOOKING, *map(ord, _JOINERS), *VARIATION_SELECTORS)}
         """:func:`code_safe`'s table: the blank-looking characters, the joiners and the
         variation selectors prose keeps."""
