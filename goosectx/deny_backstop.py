@@ -48,7 +48,7 @@ from goosectx.shell_program import after_keywords
 from goosectx.shell_runner_options import GRAMMARS
 from goosectx.shell_runners import INTERPRETER, RUNNERS, SU_LIKE, VIM, code_runs
 from goosectx.shell_unwrap import WRAPPERS
-from goosectx.shell_words import ASSIGNMENT_WORD
+from goosectx.shell_words import ASSIGNMENT_WORD, VARIABLE_EXPANSION
 from goosectx.shell_wrappers import FD, STARTERS
 
 KNOWN = DATA_PROGRAMS | RUNNERS | frozenset(WRAPPERS) | SHELLS | frozenset(SU_LIKE) | (
@@ -250,11 +250,10 @@ class _Shell:
         """``word`` with each ``$NAME`` / ``${NAME}`` the line set put in (``X=rm; … $X``)."""
         if "$" not in word or not self.values:
             return word
-        return _EXPANSION.sub(lambda m: self.values.get(m[1] or m[2], m[0]), word)
+        return VARIABLE_EXPANSION.sub(lambda m: self.values.get(m[1] or m[2], m[0]), word)
 
 
 _NAME = re.compile(r"[A-Za-z_]\w*")
-_EXPANSION = re.compile(r"\$(?:\{([A-Za-z_]\w*)\}|([A-Za-z_]\w*))")
 _HANDS_ON = frozenset({"env", "sudo", "doas", "run0"})
 
 

@@ -28,6 +28,8 @@ OPENS_ARITHMETIC = re.compile(r"\((?:\\\n)*\(")
 (``(\\<newline>(1<<2))`` is the arithmetic command ``((1<<2))``)."""
 ASSIGNMENT_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\[[^\n]*\])?\+?=")
 """An assignment word as written (``A=1``, ``a[i]+=x``): more may follow it before the program."""
+VARIABLE_EXPANSION = re.compile(r"\$(?:\{([A-Za-z_]\w*)\}|([A-Za-z_]\w*))")
+"""``$NAME`` or ``${NAME}`` (the name in group 1 or 2): a variable a line may have set."""
 _FAILED_SCANS_READ = 2
 """Characters the ``((`` that do not close as arithmetic may read, per character of the text,
 at most (one lexer): each may read the rest of the line, so ``((((…`` would cost the square

@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 
 from goosectx.shell_git import git_subcommand
+from goosectx.shell_words import ASSIGNMENT_WORD
 
 _ALWAYS = frozenset({"unrar", "unar", "cabextract", "aunpack", "lha", "unarj", "unace", "unlzx",
                      "rpm2cpio", "bsdunzip", "unsquashfs"})
@@ -119,7 +120,6 @@ _PLAIN_UNPACK = frozenset({"-d", "-k", "-f", "-v", "-q", "-c", "-t", "-l", "--de
                            "--list", "-dk", "-kd", "-df", "-fd", "-dv", "-vd"})
 """Decompressor options that leave the written name as :func:`unpacked_name` makes it (not
 ``gunzip -N`` (the name stored in the file) nor ``-S SUFFIX``)."""
-_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\[[^\n]*\])?\+?=")
 
 
 def may_write(words: list[str]) -> bool:
@@ -132,7 +132,7 @@ def may_write(words: list[str]) -> bool:
     listing or creating, ``unzip -l``, a decompressor of named files with plain options.
     """
     k = 0
-    while k < len(words) and _ASSIGNMENT.match(words[k]):
+    while k < len(words) and ASSIGNMENT_WORD.match(words[k]):
         k += 1  # X=1 ls: the program is ls
     name, rest = (words[k].rsplit("/", 1)[-1], words[k + 1:]) if k < len(words) else ("", [])
     if not name or name in NON_WRITERS:

@@ -46,7 +46,7 @@ from goosectx.shell_runtimes import RUNTIMES
 from goosectx.shell_sql_clients import SQL_CLIENTS
 from goosectx.shell_terminals import TERMINALS
 from goosectx.shell_unwrap import WRAPPERS
-from goosectx.shell_words import ASSIGNMENT_WORD
+from goosectx.shell_words import ASSIGNMENT_WORD, VARIABLE_EXPANSION
 from goosectx.shell_wrappers import FD, cmake_tool
 from goosectx.written_names import SENSITIVE, sensitive_or_outside
 
@@ -251,7 +251,6 @@ def _paths(value: str, dirs: tuple[Path, ...], line: str = "") -> list[str]:
 
 _OUTPUT_DIR = re.compile(r"^(?:\$\(…\)|`…`)/")
 """A command's output starting a path (``$(pwd)/x``, as the lexer keeps it: ``$(…)/x``)."""
-_ASSIGNED = re.compile(r"\$(?:\{([A-Za-z_]\w*)\}|([A-Za-z_]\w*))")
 
 
 def line_values(value: str, line: str) -> list[str]:
@@ -261,7 +260,7 @@ def line_values(value: str, line: str) -> list[str]:
     """
     assigned = line_assignments(line) if line else {}
     found = [value]
-    for match in _ASSIGNED.finditer(value):
+    for match in VARIABLE_EXPANSION.finditer(value):
         name = match[1] or match[2]
         if name in assigned:
             found = [v.replace(match[0], one, 1) for v in found for one in assigned[name]]
@@ -301,7 +300,7 @@ def line_assignments(line: str, computed: bool = False) -> dict[str, tuple[str, 
 def _known(value: str, found: dict[str, list[str]]) -> list[str]:
     """``value`` with the variables set before it put in; ``[value]`` when one is not known."""
     out = [value]
-    for match in _ASSIGNED.finditer(value):
+    for match in VARIABLE_EXPANSION.finditer(value):
         if (name := match[1] or match[2]) not in found:
             return [value]
         out = [v.replace(match[0], one, 1) for v in out for one in found[name]][:64]
