@@ -22,17 +22,19 @@ from collections.abc import Mapping
 MIN_SECRET_CHARS = 8
 """Shorter values are not redacted (they would shred ordinary output)."""
 
+_PW = r"_PWD?(?=_|$)"
+"""A ``_PWD`` or ``_PW`` part after another (:data:`SECRET_NAME`, :data:`_PW_PART`)."""
 SECRET_NAME = re.compile(
     r"(_API_KEY|APIKEY|_ACCESS_KEY|_PRIVATE_KEY|_KEY$|_TOKEN|^TOKEN$|SECRET|PASSWORD|PASSWD"
     r"|PASSPHRASE|CREDENTIAL|_PAT$|_PAT_|^PAT$|WEBHOOK|COOKIE|BEARER|SESSION_?KEY|SIGNATURE"
-    r"|SIGNING|(?:^|_)(?:AUTH|AUTHORIZATION|AUTHN|AUTHZ|PASS|PRIVATE)(?:_|$)|_PWD?(?:_|$)"
+    r"|SIGNING|(?:^|_)(?:AUTH|AUTHORIZATION|AUTHN|AUTHZ|PASS|PRIVATE)(?:_|$)|" + _PW +
     r"|(?<!BY)(?<!COM)(?<!ASK)PASS$)",
     re.IGNORECASE)
 """Names of variables whose value is a secret (case-insensitive search): ``_PWD`` and ``_PW``
 as a part after another (``MYSQL_PWD``, ``LDAP_BIND_PW``; not ``PWD`` or ``OLDPWD``, the
 working directories) and a name ending in ``PASS`` (``SSHPASS``, ``PGPASS``; not ``BYPASS``
 or ``SSH_ASKPASS``, a program) too."""
-_PW_PART = re.compile(r"_PWD?(?=_|$)", re.IGNORECASE)
+_PW_PART = re.compile(_PW, re.IGNORECASE)
 NOT_SECRET_NAMES = frozenset({"SSH_AUTH_SOCK"})
 """Names :data:`SECRET_NAME` matches that hold no secret (a socket path)."""
 URL_WITH_PASSWORD = re.compile(r"\b[a-z][a-z0-9+.-]*://[^\s:/@]*:([^\s/@]+)@", re.IGNORECASE)
