@@ -196,19 +196,22 @@ class CompactionWouldGrow(CompactionFailed):
                  messages: tuple[int, int] | None = None) -> None:
         bound = "at least " if at_least else ""
         if messages is not None:  # the model's messages would not get smaller
-            change = (f"not shrink the model's messages ({messages[0]:,} tokens now, "
+            effect = "not shrink the model's messages"
+            change = (f"{effect} ({messages[0]:,} tokens now, "
                       f"{bound}{messages[1]:,} with the summary)")
         elif tokens_after > tokens_before:
-            change = f"grow the context from {tokens_before:,} to {bound}{tokens_after:,} tokens"
+            effect = "grow the context"
+            change = f"{effect} from {tokens_before:,} to {bound}{tokens_after:,} tokens"
         else:
-            change = f"not shrink the context ({tokens_before:,} tokens)"
+            effect = "not shrink the context"
+            change = f"{effect} ({tokens_before:,} tokens)"
         super().__init__(f"compaction would {change}; nothing changed",
                          "the model's view is already about as small as a summary of it")
         self.tokens_before = tokens_before
         self.tokens_after = tokens_after
         self.change = change
         """What the compaction would do to the context, e.g. ``grow the context from … tokens``."""
-        self.effect = change.partition(" (")[0].partition(" from ")[0]
+        self.effect = effect
         """:attr:`change` without its figures, e.g. ``grow the context`` (a transcript's line
         gives its own figures)."""
 
