@@ -19,7 +19,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from goosectx.shell_runner_options import GRAMMARS
-from goosectx.shell_unwrap import WRAPPERS
+from goosectx.shell_unwrap import LONG_OPTIONS, WRAPPERS
 
 
 class Shape(NamedTuple):
@@ -51,7 +51,8 @@ _SHAPES: dict[str, Shape] = {
     "nix develop": Shape("", _ALL, (), "c", ("--command",)),
     "nix shell": Shape("", _ALL, (), "c", ("--command",)),
     "machinectl shell": Shape("", 1), "toolbox enter": Shape("c", _ALL, ("--container",)),
-    "sudo": Shape(WRAPPERS["sudo"][0], needs=("-s", "-i", "--shell", "--login")),
+    "sudo": Shape(WRAPPERS["sudo"][0], long_valued=LONG_OPTIONS["sudo"][1],
+                  needs=("-s", "-i", "--shell", "--login")),
     "doas": Shape(WRAPPERS["doas"][0], needs=("-s",)), "run0": Shape(WRAPPERS["run0"][0]),
     "pkexec": Shape("", 0, ("--user",)), "firejail": Shape(),
     "proot": Shape("rbmwqkv", 0, ("--rootfs", "--bind", "--mount", "--cwd", "--qemu",

@@ -15,7 +15,8 @@ from rules_support import DENY_RM, action, action_under_deny_rm, check_under_den
 from goosectx.permissions import PermissionRules
 
 FED = ["setarch x86_64", "setarch x86_64 -R", "linux64", "unshare -r", "script -q /dev/null",
-       "fakeroot", "su", "su - root", "sudo -s", "sudo -u root -i", "chroot /", "nix-shell",
+       "fakeroot", "su", "su - root", "sudo -s", "sudo -u root -i", "sudo --user root -s",
+       "sudo --user=root --login", "chroot /", "nix-shell",
        "nix-shell -p python3", "nix develop", "parallel", "parallel -j 2", "pkexec", "doas -s"]
 
 
