@@ -24,6 +24,7 @@ from pathlib import Path
 
 from goosectx.diff_appliers import Applied, applied, appliers
 from goosectx.git_printed_diffs import printed_by_git
+from goosectx.prompts import find_repo_root
 from goosectx.protected_paths import Where, protected_write
 from goosectx.sensitive import expand_user
 from goosectx.shell_dirs import Unknown
@@ -88,8 +89,8 @@ def judge_names(name: str, names: list[str], how: Applied, where: Where | None,
         return (f"{name}'s backup files are named by a path bash makes at run time: where it "
                 "writes them is not known")
     for written in names:
-        for path in _stripped(written, how.strip):
-            path = os.path.join(how.directory, path) if how.directory else path
+        for path in [top for one in _stripped(written, how.strip) for top in _from_top(
+                name, os.path.join(how.directory, one) if how.directory else one, where)]:
             if why := protected_write(name, path, where):
                 return f"{why} (the diff {source} names it)"
             said = sensitive_or_outside(path, where)
@@ -98,6 +99,20 @@ def judge_names(name: str, names: list[str], how: Applied, where: Where | None,
             if why := _backup_writes(name, path, how, where):
                 return f"{why} (a backup of {path}, which the diff {source} names)"
     return None
+
+
+def _from_top(name: str, path: str, where: Where | None) -> list[str]:
+    """``path`` as a diff names it, and for ``git`` the same name below each repository's top.
+
+    ``git apply`` in a subdirectory takes a git diff's names from the top of the work tree
+    (``diff --git a/sub/x``, run in ``sub``, writes ``sub/x``), a plain diff's from where it
+    runs: both are judged. ``patch`` takes every name from where it runs.
+    """
+    if name != "git" or where is None or os.path.isabs(path):
+        return [path]
+    tops = {top for base in where.dirs if isinstance(base, Path) and (
+        top := find_repo_root(base)) is not None and top != base}
+    return [path, *sorted(os.path.join(top, path) for top in tops)]
 
 
 def _backup_writes(name: str, path: str, how: Applied, where: Where | None) -> str | None:
