@@ -42,8 +42,9 @@ _PRELOAD_OPTIONS = ("-r", "--require", "--import", "--loader", "--experimental-l
 _NODES = frozenset({"node", "nodejs", "tsx", "ts-node", "esno", "esrun"})
 _PYTHON = re.compile(r"python[\d.]*|pypy[\d.]*")
 _COMPOSE_PROGRAMS = frozenset({"docker", "podman", "nerdctl"})
-_QUIET = frozenset({"-h", "--help", "-v", "-V", "--version", "version", "help", "--revision"})
-"""Words that make a loader print its help or version only (``bun --version``)."""
+_QUIET = frozenset({"-h", "--help", "--version", "version", "help", "--revision"})
+"""Words that make a loader print its help or version only (``bun --version``; ``bun -v``
+too, but ``dotenv -v NAME=V`` sets a variable)."""
 
 
 def program_name(word: str) -> str:
@@ -63,7 +64,8 @@ def loaded_files(words: list[str]) -> tuple[tuple[str, ...], bool, tuple[str, ..
     if not words:
         return none
     name, args = program_name(words[0]), words[1:]
-    if any(a in _QUIET for a in args[:1]) or name in ("bun", "bunx") and not args:
+    if any(a in _QUIET for a in args[:1]) or name in ("bun", "bunx") and args[:1] in (
+            [], ["-v"]):
         return none
     if name in _DOTENV_PROGRAMS or name == "flask":
         return (_FLASK if name == "flask" else DOTENV), False, (".",)

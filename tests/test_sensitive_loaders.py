@@ -25,6 +25,7 @@ LOADERS = [
     "python3 -X dev -m dotenv get API_KEY",
     "dotenv run -- python app.py",
     "dotenv -- node app.js",
+    "dotenv -v DEBUG=1 -- node app.js",
     "npx dotenv-cli -- node app.js",
     "npx -y dotenv-cli@7 -- node app.js",
     "npx @dotenvx/dotenvx run -- node app.js",
@@ -71,7 +72,7 @@ NAMED = [
 """Commands that name ``.env`` in their text (some asked before too)."""
 
 EVERYDAY = [
-    "bun --version", "bun --no-env-file test", "bun --env-file=config.txt test",
+    "bun --version", "bun -v", "bun --no-env-file test", "bun --env-file=config.txt test",
     "python app.py", "python -m pytest -q", "python3 -m dotenv --help", "node app.js",
     "deno run app.ts", "deno test", "pipenv install", "pipenv lock", "docker compose version",
     "docker run img", "npm test", "cargo test", "make test", "pytest -q", "git status",
