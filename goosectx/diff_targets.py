@@ -24,12 +24,13 @@ from pathlib import Path
 
 from goosectx.diff_appliers import Applied, applied, appliers
 from goosectx.git_printed_diffs import printed_by_git
+from goosectx.prompts import find_repo_root
 from goosectx.protected_paths import Where, protected_write
 from goosectx.sensitive import expand_user
 from goosectx.shell_dirs import Unknown
 from goosectx.shell_lexer import lex, unexpanded
 from goosectx.shell_words import Part, Word
-from goosectx.tree_writers import may_write, unpacked_name, writes_unnamed
+from goosectx.tree_writers import READERS, may_write, unpacked_name, writes_unnamed
 from goosectx.written_names import SENSITIVE, sensitive_or_outside
 
 MAX_DIFF_BYTES = 1_000_000
@@ -88,8 +89,8 @@ def judge_names(name: str, names: list[str], how: Applied, where: Where | None,
         return (f"{name}'s backup files are named by a path bash makes at run time: where it "
                 "writes them is not known")
     for written in names:
-        for path in _stripped(written, how.strip):
-            path = os.path.join(how.directory, path) if how.directory else path
+        for path in [top for one in _stripped(written, how.strip) for top in _from_top(
+                name, os.path.join(how.directory, one) if how.directory else one, where)]:
             if why := protected_write(name, path, where):
                 return f"{why} (the diff {source} names it)"
             said = sensitive_or_outside(path, where)
@@ -98,6 +99,20 @@ def judge_names(name: str, names: list[str], how: Applied, where: Where | None,
             if why := _backup_writes(name, path, how, where):
                 return f"{why} (a backup of {path}, which the diff {source} names)"
     return None
+
+
+def _from_top(name: str, path: str, where: Where | None) -> list[str]:
+    """``path`` as a diff names it, and for ``git`` the same name below each repository's top.
+
+    ``git apply`` in a subdirectory takes a git diff's names from the top of the work tree
+    (``diff --git a/sub/x``, run in ``sub``, writes ``sub/x``), a plain diff's from where it
+    runs: both are judged. ``patch`` takes every name from where it runs.
+    """
+    if name != "git" or where is None or os.path.isabs(path):
+        return [path]
+    tops = {top for base in where.dirs if isinstance(base, Path) and (
+        top := find_repo_root(base)) is not None and top != base}
+    return [path, *sorted(os.path.join(top, path) for top in tops)]
 
 
 def _backup_writes(name: str, path: str, how: Applied, where: Where | None) -> str | None:
@@ -173,15 +188,25 @@ def diff_file_writes(name: str, how: Applied, file: str, where: Where | None,
         try:
             if from_line and not path.exists():
                 continue  # made by the line from its here-document, judged above
-            if not path.is_file() or path.stat().st_size > MAX_DIFF_BYTES:
-                return f"{unread} (missing or past {MAX_DIFF_BYTES:,} bytes): the files it " \
-                       "writes are not known"
-            text = path.read_text(encoding="utf-8", errors="replace")
+            text = _diff_text(path)
         except OSError:
             return f"{unread}: the files it writes are not known"
+        if text is None:
+            return f"{unread} (missing or past {MAX_DIFF_BYTES:,} bytes): the files it " \
+                   "writes are not known"
         if why := judge_names(name, diff_names(text), how, where, file):
             return why
     return None
+
+
+def _diff_text(path: Path) -> str | None:
+    """The diff in the file ``path``, or ``None``: no regular file, or past the size limit.
+
+    :data:`MAX_DIFF_BYTES`; an ``OSError`` when it cannot be read is the caller's.
+    """
+    if not path.is_file() or path.stat().st_size > MAX_DIFF_BYTES:
+        return None
+    return path.read_text(encoding="utf-8", errors="replace")
 
 
 def redirected_diff(program: list[str], file: str, where: Where | None,
@@ -203,10 +228,6 @@ def redirected_diff(program: list[str], file: str, where: Where | None,
 
 
 _CLOSERS = frozenset({"}", "done", "fi", "esac"})
-_READERS = frozenset({"cat", "less", "more", "head", "tail", "wc", "grep", "egrep", "fgrep",
-                      "rg", "diffstat", "lsdiff", "file", "stat", "ls", "echo", "printf", "test",
-                      "[", "[[", "md5sum", "sha1sum", "sha256sum", "bat", "cd", "pushd"})
-"""Programs that only read the files they name (a ``> F`` of theirs is a part of its own)."""
 _EXPANSION = re.compile(r"\$\(…\)|`…`|\$\{[^}]*\}|\$[\w@*#?$!-]*")
 _LOOPS = frozenset({"while", "until", "for", "do", "select"})
 _LEADING = frozenset({"{", "(", "!", "then", "else", "do", "if", "elif", "while", "until"})
@@ -241,20 +262,22 @@ def written_first(line: str, file: str, where: Where | None = None) -> tuple[str
     name (:func:`goosectx.tree_writers.writes_unnamed`: ``tar xf x.tar``, ``git stash pop``);
     another applier whose diff (read in ``where``) names a file of that name, or which writes
     it (``patch -o fix.diff …``). Not ``< F`` and the programs that only read
-    (:data:`_READERS`): ``git apply --check F && git apply F`` runs.
+    (:data:`goosectx.tree_writers.READERS`): ``git apply --check F && git apply F`` runs.
     """
     parts = _parts(line)
+    kept = [[w for w in part.words if w.value not in _LEADING] for part in parts]
+    applying = [appliers([w.value for w in words]) for words in kept]  # once per part
     reads = [k for k, part in enumerate(parts) if any(_names(w, file) for w in part.words) and (
-        part.words[0].value == "<" or appliers([w.value for w in part.words]))]
+        part.words[0].value == "<" or applying[k])]
     looped = any(w.value in _LOOPS for part in parts for w in part.words[:1])
     end = len(parts) if looped or not reads else reads[-1]
     from_line = False
     for k, part in enumerate(parts[:end]):
-        words = [w for w in part.words if w.value not in _LEADING]
+        words = kept[k]
         values = [w.value for w in words]
-        if not values or values[0] in ("<", "for", "select", "case", *_READERS):
+        if not values or values[0] in ("<", "for", "select", "case", *READERS):
             continue
-        if found := appliers(values):
+        if found := applying[k]:
             if _applier_writes(found, parts, part, file, where):
                 return part.text, False
             continue
@@ -296,13 +319,12 @@ def _applier_writes(found: list[tuple[str, Applied]], parts: tuple[Part, ...], p
         if os.path.normpath(source) == os.path.normpath(file):
             continue  # git apply --check F && git apply F: the same diff
         for dir_ in where.dirs if where is not None else ():
-            path = dir_ / expand_user(source) if isinstance(dir_, Path) else None
             try:
-                text = path.read_text(encoding="utf-8", errors="replace") if (
-                    path is not None and path.is_file() and path.stat().st_size <= (
-                        MAX_DIFF_BYTES)) else ""
+                text = _diff_text(dir_ / expand_user(source)) if isinstance(dir_, Path) else None
             except OSError:
-                text = ""
+                text = None
+            if text is None:
+                continue
             if any(os.path.basename(n) == base for n in diff_names(text)):
                 return True
     return False

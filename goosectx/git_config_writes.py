@@ -86,7 +86,9 @@ def writes_git_config(name: str, args: list[str], where: Where | None = None) ->
     ``truncate`` and ``touch`` (``touch .git/hooks/x`` makes a hook), the files ``chmod``
     changes and ``sed -i``, ``perl -i`` and ``ruby -i`` edit (their backups too: ``sed
     -i'.git/hooks/*' p f`` keeps one as ``.git/hooks/f``), the files an editor opens (``vim -c
-    wq .git/config``), the dir ``git worktree add`` makes and ``cpio -p`` copies into, each
+    wq .git/config``), the dir ``git worktree add`` makes and ``cpio -p`` copies into, a
+    virtualenv made in the git directory (``python3 -m venv .git``; ``venv .venv`` is its own
+    to write), each
     judged by
     :func:`goosectx.protected_paths.protected_write` in the dirs of ``where``
     (``.git/./hooks/x``, ``cd .git && tee HEAD``, ``.venv/lib/…/x.pth``); and any word, ``=``
@@ -143,6 +145,8 @@ def writes_git_config(name: str, args: list[str], where: Where | None = None) ->
         paths = socat_files(args)
     elif name in ("ssh", "autossh"):  # ssh -E .git/config host: its log, socket, known hosts
         paths = local_writes(name, args)
+    elif (venv := table_name(name, args))[0] in ("venv", "virtualenv"):  # python3 -m venv .git
+        paths = [a for a in venv[1] if a[:1] != "-" and names_git_dir([a], where)]  # not .venv
     elif extracted := _extracted_into(*table_name(name, args)):  # unrar x a.rar .git/hooks/
         paths = extracted
     elif name == "pax" and _pax_renames(args):  # pax -r -s ',^,.git/,': names it makes up

@@ -26,6 +26,7 @@ from __future__ import annotations
 import re
 
 from goosectx.diff_appliers import Applied
+from goosectx.prompts import find_repo_root
 from goosectx.protected_paths import Where, moves, protected_write
 from goosectx.shell_lexer import lex
 from goosectx.written_names import sensitive_or_outside
@@ -64,8 +65,8 @@ def printed_by_git(name: str, args: list[str], how: Applied, line: str,
     subshell's end, nothing redirected into the applier, ``line`` with no ``<``).
     """
     if name != "git" or how.files or how.directory or how.unsafe_paths or how.strip != 1 or (
-            "<" in line or where is None or "GIT_" in line or moves(line)) or not any(
-                (d / ".git").exists() for d in (where.root, *where.root.parents)):
+            "<" in line or where is None or "GIT_" in line or moves(line)) or (
+                find_repo_root(where.root) is None):
         return False
     if args[:1] not in (["apply"], ["am"]) or not all(map(_APPLYING.fullmatch, args)):
         return False  # git -C DIR apply, git apply --build-fake-ancestor=F

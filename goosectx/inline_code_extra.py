@@ -54,14 +54,7 @@ def any_inline_code(name: str, args: list[str], fed: bool = True) -> str | None:
     """:func:`goosectx.shell_runners.inline_code`, for the interpreters of this module too."""
     if name in ALIASES:
         return inline_code(ALIASES[name], args, fed)
-    if name in MACROS:  # rpm -E '%{_libdir}', --eval=…, -D'x 1'
-        codes = [value for i, word in enumerate(args) for option, equals, glued in [
-            word.partition("=")] for value in (
-            [args[i + 1]] if word in MACROS[name] and i + 1 < len(args) else
-            [glued] if equals and option in MACROS[name] and option[:2] == "--" else
-            [word[2:]] if word[:2] in MACROS[name] and len(word) > 2 else [])]
-        return "\n".join(codes) if codes else None
-    options = OPAQUE.get(name, ())
+    options = MACROS.get(name) or OPAQUE.get(name, ())
     if not options and name not in REPLS:
         return inline_code(name, args, fed)
     codes = []
@@ -71,6 +64,8 @@ def any_inline_code(name: str, args: list[str], fed: bool = True) -> str | None:
             codes.append(args[i + 1])
         elif equals and option in options and option.startswith("--"):
             codes.append(value)
+        elif name in MACROS and word[:2] in options and len(word) > 2:
+            codes.append(word[2:])  # rpm -E'%{_libdir}', -D'x 1': a short option's glued value
     if codes:
         return "\n".join(codes)
     if name in REPLS and fed and not any(not a.startswith("-") for a in args):

@@ -9,8 +9,10 @@ its blank-separated pieces: ``os.system('cat .env')``), each bare dotted name (`
 each file a sed ``r``/``w`` or a database shell's ``.read``/``\i``/``source`` command names is
 judged as a word of the command is — a literal piece only when it looks like a path (a ``/``,
 a leading ``~`` or ``.``) or names a file that is there (``d['id_token']`` names no
-``id_token`` file). Code that builds a name at run time (``'.e' + 'nv'``) is not read: what
-the command text shows, not a sandbox.
+``id_token`` file); literals joined by a concatenation (``'.e' + 'nv'``) count as the literal
+they make. Code that computes a name otherwise (``chr(46) + 'env'``) is not read: what the
+command text shows, not a sandbox. Code naming dotenv reads the ``.env`` it finds
+(:mod:`goosectx.sensitive_loaders`, which also knows the programs that load one unnamed).
 
 Core module: no printing.
 """
@@ -26,6 +28,7 @@ from goosectx.awk_program import awk_texts
 from goosectx.glob_words import value_names
 from goosectx.inline_code_extra import ALIASES, MACROS, OPAQUE, REPLS, any_inline_code
 from goosectx.sensitive import expand_user
+from goosectx.sensitive_loaders import code_loads
 from goosectx.shell_databases import DATABASES
 from goosectx.shell_runners import INTERPRETER, RUNNERS, STDIN
 from goosectx.shell_sed import sed_commands, sed_script
@@ -34,9 +37,16 @@ _LITERAL = re.compile(r"""(["'`])((?:\\.|(?!\1)[^\\])*)\1""", re.DOTALL)
 """A string literal of most languages (``'…'``, ``"…"``, a template ``` `…` ```)."""
 _DOTTED = re.compile(r"(?<![\w)\]}$@.\\/])\.[\w][\w.-]*")
 """A bare dotted name (``.env``; not ``os.environ``, ``x().env``, ``$.a``, ``/\\.env/``)."""
+_JOIN = re.compile(r"\s*(?:\+\+?|\.\.?|~|<>|\|\|)?\s*")
+"""What joins two string literals into one: ``+`` (python, js, ruby), ``.`` (perl, php),
+``..`` (lua), ``~`` (raku), ``<>`` (elixir), ``++`` (haskell, erlang), ``||`` (sql), or
+nothing but blanks (python's and C's adjacent literals)."""
 _COMMAND_FILE = re.compile(r"^\s*(?:[.\\]\w+|source)\s+(.+)$", re.MULTILINE | re.IGNORECASE)
 """A database shell's command naming a file: sqlite3's ``.read F`` / ``.import F T``, psql's
 ``\\i F``, mysql's ``source F`` (its words after the command)."""
+_LOADS_DOTENV = re.compile(r"dotenv", re.IGNORECASE)
+"""Inline code naming dotenv (``load_dotenv()``, ``require('dotenv').config()``): it loads
+``.env``, looked for where it runs and above (python-dotenv's ``find_dotenv``)."""
 _AWK = frozenset({"awk", "gawk", "mawk", "nawk", "busybox-awk"})
 _EXTRA = frozenset({*ALIASES, *OPAQUE, *REPLS, *MACROS})
 """The interpreters :mod:`goosectx.inline_code_extra` reads (``jruby -e``, ``ghc -e``, ``irb
@@ -80,21 +90,34 @@ def _takes_code(name: str) -> bool:
 
 
 def _pieces(code: str) -> Iterator[str]:
-    """The names a code text may give a file by: its literals' pieces, its bare dotted names."""
-    for literal in _LITERAL.finditer(code):
-        for piece in literal[2].split():
+    """The names a code text may give a file by: its literals' pieces, its bare dotted names.
+
+    Literals joined by a concatenation (:data:`_JOIN`: ``'.e' + 'nv'``, perl's ``'.e' .
+    'nv'``, python's ``'.e' 'nv'``) count as the one literal they make too.
+    """
+    literals = list(_LITERAL.finditer(code))
+    joined: list[str] = []
+    for k, literal in enumerate(literals):
+        if k and _JOIN.fullmatch(code, literals[k - 1].end(), literal.start()):
+            joined[-1] += literal[2]
+        else:
+            joined.append(literal[2])
+    for text in dict.fromkeys([*(literal[2] for literal in literals), *joined]):
+        for piece in text.split():
             yield from value_names(piece)  # 'if=.env', '@.env', 'file:.env'
     yield from _DOTTED.findall(code)
 
 
 def code_reads(words: list[str], dirs: tuple[Path, ...], judge: Callable[[Path], str | None],
-               line: str = "") -> Iterator[tuple[str, str]]:
+               line: str = "", working_dir: Path | None = None) -> Iterator[tuple[str, str]]:
     """Each name a command's inline code gives a sensitive file: ``(name, how it is shown)``.
 
     ``words``: the command's program and arguments, wrappers looked through; a runner's
     (``uv run python3 -c …``, :data:`goosectx.shell_runners.RUNNERS`) by its first word
     naming an interpreter. Taken in each of ``dirs`` (where the command may run); ``judge``:
-    :func:`goosectx.sensitive.sensitive_judge`'s; ``line``: the whole command line.
+    :func:`goosectx.sensitive.sensitive_judge`'s; ``line``: the whole command line. Code
+    naming dotenv (``load_dotenv()``) reads the ``.env`` it finds
+    (:func:`goosectx.sensitive_loaders.code_loads`), shown relative to ``working_dir``.
     """
     names = [word.rsplit("/", 1)[-1] for word in words]
     start = 0 if not names or names[0] not in RUNNERS else next(
@@ -102,6 +125,9 @@ def code_reads(words: list[str], dirs: tuple[Path, ...], judge: Callable[[Path],
     if not names or not _takes_code(name := names[start]):
         return
     texts, files = code_files(name, words[start + 1:], line)
+    if any(_LOADS_DOTENV.search(text) for text in texts):  # load_dotenv(), require('dotenv')
+        yield from code_loads(dirs, judge, working_dir or (dirs[0] if dirs else Path.cwd()),
+                              name)
     seen: set[str] = set()
     for piece, exact in [*((p, False) for text in texts for p in _pieces(text)),
                          *((f, True) for f in files)]:

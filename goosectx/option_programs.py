@@ -224,12 +224,18 @@ _GLUED_SIDE = re.compile(r"(-M[FJ])(.+)|(--?Map)=(.*)")
 """``-MFF``, ``-MJF``, ``-Map=F``: one of :data:`_SIDE_FILES` with its value in the word."""
 _COMPILE = (Option(Does.OUTPUT, longs=("--output",), letters="o",
                    valued="oIDLlUxXuBFGTzefmWOgiM"),
-            Option(Does.OUTPUT, words=_SIDE_FILES))
+            Option(Does.OUTPUT, words=_SIDE_FILES),
+            Option(Does.RUNS, starts=("-fplugin=", "-fpass-plugin=", "--plugin=", "-specs=",
+                                      "--specs=", "--load-pass-plugin="),
+                   words=("-load", "-plugin", "--plugin", "-specs", "--specs")))
 """A C compiler's, assembler's or linker's ``-o FILE`` / ``-oFILE`` / ``--output[=]FILE`` (the
 letters before ``o`` that take the rest of the word end the cluster: ``-fno-omit…`` is
-``-f``'s), and the files it writes beside it (:data:`_SIDE_FILES`); the linker's options a
-compiler passes on (``-Wl,-o,F``, ``-Xlinker -o -Xlinker F``) are read as words of their own
-(:func:`compiler_words`)."""
+``-f``'s), and the files it writes beside it (:data:`_SIDE_FILES`); a library or spec file
+it loads, whose code runs in the compiler or linker (gcc's ``-fplugin=x.so``, clang's
+``-Xclang -load -Xclang x.so`` and ``-fpass-plugin=x.so``, the linker's ``-plugin x.so`` /
+``--plugin=x.so``, a ``-specs=F`` file, whose ``%(…)`` rules may run programs); the
+linker's options a compiler passes on (``-Wl,-o,F``, ``-Xlinker -o -Xlinker F``) are read as
+words of their own (:func:`compiler_words`)."""
 
 
 def compiler_words(name: str, args: list[str]) -> tuple[str, list[str]]:
@@ -367,5 +373,5 @@ KNOWN: dict[str, frozenset[str]] = {"pytest": _PYTEST_KNOWN, "py.test": _PYTEST_
 """Per program, its option strings that, written whole, are themselves and no prefix of
 another (getopt and argparse take an exact match first)."""
 MODULES = frozenset({"pytest", "mypy", "ruff", "black", "compileall", "pip", "json.tool",
-                     "zipfile", "tarfile"})
+                     "zipfile", "tarfile", "venv"})
 """Programs run as ``python -m NAME`` too."""

@@ -47,6 +47,7 @@ from goosectx.recursive_reads import (
 )
 from goosectx.searcher_options import runs_program, searcher_kept
 from goosectx.sensitive import expand_user, resolve, sensitive_judge, shown
+from goosectx.sensitive_loaders import env_loads
 from goosectx.shell_dirs import (
     Dir,
     Unknown,
@@ -140,7 +141,8 @@ def sensitive_words(command: str, working_dir: Path, *, data_dir: Path | None = 
             line = " ".join(w.value for w in program)  # rg --pre CMD: CMD opens every file
             yield line, f"{line} ({pre} runs a program on each file it searches: {ANY_MAY_BE}"
         known = tuple(d for d in dirs if isinstance(d, Path))
-        yield from code_reads([w.value for w in program], known, judge, command)
+        yield from code_reads([w.value for w in program], known, judge, command, working_dir)
+        yield from env_loads([w.value for w in program], known, judge, working_dir)  # bun test
         if (why := hidden_names(program, dirs[0] if plain and len(dirs) == 1 and isinstance(
                 dirs[0], Path) else None)) is not None:  # git diff -- '*.yml': its index
             line = " ".join(w.value for w in program)

@@ -95,16 +95,22 @@ def unpacked_name(words: list[str], value: str) -> str | None:
     return stripped if stripped != value else None
 
 
-NON_WRITERS = frozenset({
-    "cat", "less", "more", "head", "tail", "wc", "grep", "egrep", "fgrep", "rg", "ag", "diffstat",
-    "lsdiff", "file", "stat", "ls", "echo", "printf", "test", "[", "[[", "md5sum", "sha1sum",
-    "sha256sum", "sha512sum", "bat", "cd", "pushd", "popd", "pwd", "true", "false", ":", "which",
-    "type", "diff", "cmp", "tree", "du", "df", "whoami", "id", "date", "sleep", "read", "set",
-    "export", "local", "shift", "readlink", "realpath", "basename", "dirname", "done", "fi",
-    "esac", "}", ")", "]]", "]", "wait", "exit", "return", "break", "continue"})
-"""Programs known to write no file (their words' own ``> F`` is a part of its own); before a
-``patch``/``git apply`` on the same line only these (and :data:`_GIT_READS`, ``find`` without a
-writing action) keep its diff as it is on disk (:func:`may_write`)."""
+READERS = frozenset({"cat", "less", "more", "head", "tail", "wc", "grep", "egrep", "fgrep",
+                     "rg", "diffstat", "lsdiff", "file", "stat", "ls", "echo", "printf", "test",
+                     "[", "[[", "md5sum", "sha1sum", "sha256sum", "bat", "cd", "pushd"})
+"""Programs that only read the files they name (a ``> F`` of theirs is a part of its own): a
+part of theirs naming a diff before ``patch``/``git apply`` reads it leaves it as it is
+(:func:`goosectx.diff_targets.written_first`)."""
+NON_WRITERS = READERS | frozenset({
+    "ag", "sha512sum", "popd", "pwd", "true", "false", ":", "which", "type", "diff", "cmp",
+    "tree", "du", "df", "whoami", "id", "date", "sleep", "read", "set", "export", "local",
+    "shift", "readlink", "realpath", "basename", "dirname", "done", "fi", "esac", "}", ")",
+    "]]", "]", "wait", "exit", "return", "break", "continue"})
+"""Programs known to write no file (their words' own ``> F`` is a part of its own): the
+:data:`READERS` and more; before a ``patch``/``git apply`` on the same line only these (and
+:data:`_GIT_READS`, ``find`` without a writing action) keep its diff as it is on disk
+(:func:`may_write`) — ``tree -o F`` names the file it writes, so a word naming the diff is
+judged before this list (:func:`goosectx.diff_targets.written_first`)."""
 _GIT_READS = frozenset({"status", "diff", "log", "show", "rev-parse", "ls-files", "describe",
                         "blame", "grep", "shortlog", "whatchanged", "cat-file", "ls-tree", "add",
                         "commit", "branch", "tag", "fetch"})

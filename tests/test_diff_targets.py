@@ -221,3 +221,36 @@ def test_a_command_not_known_to_write_nothing_before_the_applier_asks(
 def test_a_reader_before_the_applier_keeps_it_running(diffs: Path, before: str) -> None:
     command = f"{before} && git apply safe.diff"
     assert shell_verdict(DENY_RM, command, "auto", working_dir=diffs).action == "run", command
+
+
+_VENV_DIFF = ("diff --git a/sub/env/bin/activate b/sub/env/bin/activate\n"
+              "--- a/sub/env/bin/activate\n+++ b/sub/env/bin/activate\n@@ -0,0 +1 @@\n+x\n")
+
+
+@pytest.fixture
+def subdir(project: Path) -> Path:
+    """``sub/`` of the repository, holding a virtualenv ``sub/env`` and two git diffs."""
+    (project / "sub" / "env" / "bin").mkdir(parents=True)
+    (project / "sub" / "env" / "pyvenv.cfg").write_text("home = /usr/bin\n")
+    (project / "sub" / "venv.diff").write_text(_VENV_DIFF)
+    (project / "sub" / "safe.diff").write_text(_VENV_DIFF.replace("env/bin/activate", "a.py"))
+    return project / "sub"
+
+
+@pytest.mark.parametrize(("at", "command"), [
+    ("top", "cd sub && git apply venv.diff"), ("sub", "git apply venv.diff"),
+    ("sub", "git apply --check venv.diff && git apply venv.diff"),
+])
+def test_git_apply_in_a_subdirectory_takes_names_from_the_top(subdir: Path, at: str,
+                                                              command: str) -> None:
+    # git names sub/env/bin/activate from the work tree's top: the venv sub/env, not sub/sub/env
+    work = subdir.parent if at == "top" else subdir
+    verdict = shell_verdict(DENY_RM, command, "auto", working_dir=work)
+    assert verdict.action == "ask", verdict.reason
+    assert "virtualenv" in verdict.reason, verdict.reason
+
+
+@pytest.mark.parametrize("command", ["git apply safe.diff", "patch -p1 < venv.diff"])
+def test_a_subdirectory_diff_writing_no_protected_file_runs(subdir: Path, command: str) -> None:
+    # patch takes names from where it runs: sub/sub/env/bin/activate, a new file in no venv
+    assert shell_verdict(DENY_RM, command, "auto", working_dir=subdir).action == "run"

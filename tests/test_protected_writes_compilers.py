@@ -96,3 +96,28 @@ def test_an_ordinary_dependency_or_map_file_still_runs(project: Path, command: s
     rules = PermissionRules(allow=(f"shell({command.split()[0]}*)",))
     assert shell_verdict(rules, command, "smart_approve", working_dir=project).action == "run"
     assert shell_verdict(DENY, command, "auto", working_dir=project).action == "run"
+
+
+@pytest.mark.parametrize("command", [
+    "gcc -fplugin=./evil.so src/main.c", "g++-13 -fplugin=/tmp/evil.so src/main.cc",
+    "clang -Xclang -load -Xclang ./evil.so src/main.c", "clang-17 -fpass-plugin=./evil.so x.c",
+    "gcc -Wl,-plugin,./evil.so src/main.c", "cc -Wl,--plugin=./evil.so src/main.c",
+    "ld -plugin ./evil.so x.o", "gcc -specs=./evil.specs src/main.c",
+])
+def test_a_plugin_the_compiler_loads_asks(project: Path, command: str) -> None:
+    # its code runs in the compiler: gcc -fplugin=x.so may rm -rf under a shell(rm *) deny rule
+    verdict = shell_verdict(DENY, command, "auto", working_dir=project)
+    assert verdict.action == "ask", verdict.reason
+    assert "runs another program" in verdict.reason, verdict.reason
+    allowed = shell_verdict(PermissionRules(allow=("shell(gcc*)", "shell(clang*)", "shell(cc*)",
+                                                   "shell(g++*)", "shell(ld*)")),
+                            command, "smart_approve", working_dir=project)
+    assert allowed.action == "ask", allowed.reason
+
+
+@pytest.mark.parametrize("command", [
+    "gcc -fplugin-arg-x-y=1 -O2 -o build/main src/main.c", "gcc -flto -o build/main src/main.c",
+    "clang -Xclang -ast-dump -fsyntax-only src/main.c", "gcc -Wl,-Bstatic -o build/m src/main.c",
+])
+def test_a_build_loading_no_plugin_still_runs(project: Path, command: str) -> None:
+    assert shell_verdict(DENY, command, "auto", working_dir=project).action == "run"

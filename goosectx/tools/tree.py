@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from goosectx.prompts import find_repo_root
 from goosectx.sensitive import expand_user
 from goosectx.testhooks import pause_point
 from goosectx.tools.base import ToolContext, ToolResult
@@ -68,7 +69,7 @@ def _ignored(path: Path, is_dir: bool, rules: _Rules) -> bool:
 def _repo_rules(directory: Path) -> _Rules:
     """Rules from the .gitignore files of the repository root down to ``directory``."""
     chain = [directory, *directory.parents]
-    root = next((d for d in chain if (d / ".git").exists()), None)
+    root = find_repo_root(directory)
     if root is None:
         return ()
     rules: _Rules = ()

@@ -1,0 +1,154 @@
+"""A program that loads ``.env`` into what it runs reads it, as ``cat .env`` does.
+
+Before, under an allow rule (``shell(*)``, ``shell(bun*)``) in smart_approve, ``cat .env``
+asked but ``dotenv run -- CMD``, ``python -m dotenv list`` (it prints the file), ``node -r
+dotenv/config x.js``, ``deno run --env-file x.ts``, ``bun test``, ``pipenv run``, ``docker
+compose config``, ``npx dotenv-cli``, ``direnv exec . CMD`` and ``python -c
+"open('.e'+'nv').read()"`` ran unasked: the secrets went to the tool process and to what it
+printed. A project without a ``.env`` runs them as before.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from rules_support import shell_verdict
+
+from goosectx.permissions import PermissionRules
+from goosectx.sensitive import sensitive_words
+
+ALLOW_ALL = PermissionRules(allow=("shell(*)",))
+
+LOADERS = [
+    "python -m dotenv list",
+    "python3 -X dev -m dotenv get API_KEY",
+    "dotenv run -- python app.py",
+    "dotenv -- node app.js",
+    "dotenv -v DEBUG=1 -- node app.js",
+    "npx dotenv-cli -- node app.js",
+    "npx -y dotenv-cli@7 -- node app.js",
+    "npx @dotenvx/dotenvx run -- node app.js",
+    "env-cmd node app.js",
+    "node -r dotenv/config app.js",
+    "node --require=dotenv/config app.js",
+    "node --import dotenv/config app.js",
+    "tsx -r dotenv/config app.ts",
+    "bun run app.js",
+    "bun test",
+    "bun app.js",
+    "bunx vitest",
+    "deno run --env-file app.ts",
+    "deno run --env app.ts",
+    "pipenv run python app.py",
+    "pipenv shell",
+    "docker compose up",
+    "docker compose config",
+    "docker-compose run web",
+    "podman compose up",
+    "direnv exec . env",
+    "direnv export bash",
+    "flask run",
+    "python -m flask routes",
+    "uv run flask run",
+    "python -c 'from dotenv import load_dotenv; load_dotenv(); import os; print(os.environ)'",
+    """node -e "require('dotenv').config(); console.log(process.env)\"""",
+]
+"""Commands that read ``.env`` without naming it."""
+
+NAMED = [
+    """python -c "print(open('.e'+'nv').read())\"""",
+    """python3 -c "print(open('.e' 'nv').read())\"""",
+    """perl -e 'open F, ".e" . "nv"; print <F>'""",
+    """lua -e 'print(io.open(".e" .. "nv"):read("a"))'""",
+    """node -e "console.log(require('fs').readFileSync('.e' + 'nv', 'utf8'))\"""",
+    "node --env-file=.env app.js",
+    "uv run --env-file .env python app.py",
+    "docker run --env-file .env img",
+    "set -a; . ./.env",
+    "source .env",
+    "export $(cat .env | xargs)",
+]
+"""Commands that name ``.env`` in their text (some asked before too)."""
+
+EVERYDAY = [
+    "bun --version", "bun -v", "bun --no-env-file test", "bun --env-file=config.txt test",
+    "python app.py", "python -m pytest -q", "python3 -m dotenv --help", "node app.js",
+    "deno run app.ts", "deno test", "pipenv install", "pipenv lock", "docker compose version",
+    "docker run img", "npm test", "cargo test", "make test", "pytest -q", "git status",
+    """python -c "print('a' + 'b')\"""", "direnv allow",
+]
+"""Commands that read no ``.env`` though the project holds one."""
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    (tmp_path / ".env").write_text("API_KEY=sk-live-9e8d7c6b5a4f3e2d1c0b\n")
+    (tmp_path / "app.js").write_text("console.log(1)\n")
+    return tmp_path
+
+
+@pytest.mark.parametrize("command", LOADERS + NAMED)
+def test_a_env_read_asks_under_an_allow_rule(project: Path, command: str) -> None:
+    verdict = shell_verdict(ALLOW_ALL, command, "smart_approve", working_dir=project)
+    assert verdict.action == "ask", verdict.reason
+
+
+@pytest.mark.parametrize("command", LOADERS)
+def test_the_question_names_the_file_and_the_loader(project: Path, command: str) -> None:
+    verdict = shell_verdict(ALLOW_ALL, command, "smart_approve", working_dir=project)
+    assert ".env" in verdict.reason and "sensitive file" in verdict.reason, verdict.reason
+
+
+@pytest.mark.parametrize("command", LOADERS + EVERYDAY)
+def test_without_a_env_they_run(tmp_path: Path, command: str) -> None:
+    (tmp_path / "app.js").write_text("console.log(1)\n")
+    (tmp_path / ".env.example").write_text("API_KEY=\n")  # a template holds no secret
+    verdict = shell_verdict(ALLOW_ALL, command, "smart_approve", working_dir=tmp_path)
+    assert verdict.action == "run", verdict.reason
+
+
+@pytest.mark.parametrize("command", EVERYDAY)
+def test_everyday_commands_run_beside_a_env(project: Path, command: str) -> None:
+    verdict = shell_verdict(ALLOW_ALL, command, "smart_approve", working_dir=project)
+    assert verdict.action == "run", verdict.reason
+
+
+def test_bun_reads_its_other_env_files(tmp_path: Path) -> None:
+    (tmp_path / ".env.local").write_text("API_KEY=x\n")
+    assert list(sensitive_words("bun test", tmp_path)) == [
+        (".env.local", ".env.local (bun loads it into the environment of what it runs)")]
+
+
+def test_direnv_reads_the_envrc_of_the_dir_it_is_given(tmp_path: Path) -> None:
+    (tmp_path / "svc").mkdir()
+    (tmp_path / "svc" / ".envrc").write_text("export API_KEY=x\n")
+    assert [word for word, _shown in sensitive_words("direnv exec svc env", tmp_path)] == [
+        "svc/.envrc"]
+    assert list(sensitive_words("direnv exec . env", tmp_path)) == []
+
+
+def test_compose_reads_the_env_of_its_project_directory(tmp_path: Path) -> None:
+    (tmp_path / "deploy").mkdir()
+    (tmp_path / "deploy" / ".env").write_text("API_KEY=x\n")
+    assert [w for w, _ in sensitive_words("docker compose -f deploy/compose.yml up",
+                                          tmp_path)] == ["deploy/.env"]
+    assert [w for w, _ in sensitive_words("docker compose --project-directory deploy up",
+                                          tmp_path)] == ["deploy/.env"]
+    assert list(sensitive_words("docker compose up", tmp_path)) == []
+
+
+def test_dotenv_in_inline_code_finds_the_env_above(project: Path) -> None:
+    (project / "src").mkdir()
+    verdict = shell_verdict(ALLOW_ALL, "cd src && python -c 'import dotenv; dotenv.load_dotenv()'",
+                            "smart_approve", working_dir=project)
+    assert verdict.action == "ask", verdict.reason
+    assert ".env (python's inline code loads it with dotenv)" in verdict.reason  # src/../.env
+
+
+def test_an_allow_rule_naming_the_file_covers_it(project: Path) -> None:
+    rules = PermissionRules(allow=("shell(bun --env-file=.env test)", "shell(bun test .env)"))
+    assert shell_verdict(rules, "bun test .env", "smart_approve",
+                         working_dir=project).action == "run"
+    assert shell_verdict(PermissionRules(allow=("shell(bun test)",)), "bun test",
+                         "smart_approve", working_dir=project).action == "ask"
