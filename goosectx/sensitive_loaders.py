@@ -1,16 +1,20 @@
-"""Programs that load a ``.env`` into the environment of what they run, naming no file.
+"""Programs that load a ``.env`` and hand or print it, naming no file.
 
 docs/architecture.md §4 (the sensitive-file list): part of
 :func:`goosectx.sensitive_shell.sensitive_words`. ``cat .env`` names the file it reads;
 ``dotenv run -- CMD``, ``python -m dotenv list``, ``node -r dotenv/config x.js``, ``deno run
---env-file x.ts``, ``bun test``, ``pipenv run CMD``, ``docker compose up``, ``direnv exec .
-CMD``, ``flask run`` read ``.env`` (``.envrc``, ``.flaskenv``, bun's ``.env.local`` …)
-without naming it, and hand its secrets to the program they run and to what it prints. Each
-such default file that is there, and sensitive, counts as named by the command (an option
-naming the file, ``--env-file=.env``, is a word judged as ever; ``bun --no-env-file`` loads
-none). A project without a ``.env`` runs them unasked: ``bun test`` there reads nothing
-secret. What the command text shows, not a sandbox: a script calling ``load_dotenv()`` is
-not read (inline code naming dotenv is: :func:`goosectx.inline_reads.code_reads`).
+--env-file x.ts``, ``direnv exec . CMD`` and ``docker compose config`` read ``.env`` (or
+``.envrc``) without naming it, asked for by name on the command line, and hand its secrets to
+the program they run or print them. Each such default file that is there, and sensitive,
+counts as named by the command (an option naming the file, ``--env-file=.env``, is a word
+judged as ever). A project without a ``.env`` runs them unasked.
+
+What the command asks for, not what a program does by itself: ``bun test``, ``pipenv run``,
+``flask run`` and ``docker compose up`` also load ``.env`` on their own, but so may any
+program the user runs, and the code they run could read the file as well — asking there would
+ask at every test run of a project with a ``.env`` under the user's own allow rule and guard
+nothing. Not a sandbox: a script calling ``load_dotenv()`` is not read (inline code naming
+dotenv is: :func:`goosectx.inline_reads.code_reads`).
 
 Core module: no printing.
 """
@@ -26,12 +30,7 @@ from goosectx.sensitive import shown
 from goosectx.shell_runners import RUNNERS
 
 DOTENV = (".env",)
-_BUN = (".env", ".env.local", ".env.development", ".env.development.local", ".env.production",
-        ".env.production.local", ".env.test", ".env.test.local")
-"""The files bun loads by itself (``.env``, ``.env.$NODE_ENV``, ``.env.local``, the last
-``.env.$NODE_ENV.local``; ``bun test`` sets ``NODE_ENV=test``)."""
 _DIRENV = (".envrc", ".env")
-_FLASK = (".env", ".flaskenv")
 _DOTENV_PROGRAMS = frozenset({"dotenv", "dotenv-cli", "dotenvx", "env-cmd", "dotenv-flow"})
 """Programs that run a command with ``.env`` loaded, or print it (python-dotenv's and npm's
 ``dotenv``, ``dotenv-cli``, ``@dotenvx/dotenvx``, ``env-cmd``)."""
@@ -43,8 +42,8 @@ _NODES = frozenset({"node", "nodejs", "tsx", "ts-node", "esno", "esrun"})
 _PYTHON = re.compile(r"python[\d.]*|pypy[\d.]*")
 _COMPOSE_PROGRAMS = frozenset({"docker", "podman", "nerdctl"})
 _QUIET = frozenset({"-h", "--help", "--version", "version", "help", "--revision"})
-"""Words that make a loader print its help or version only (``bun --version``; ``bun -v``
-too, but ``dotenv -v NAME=V`` sets a variable)."""
+"""Words that make a loader print its help or version only (``dotenv -v NAME=V`` sets a
+variable: not one)."""
 
 
 def program_name(word: str) -> str:
@@ -64,33 +63,26 @@ def loaded_files(words: list[str]) -> tuple[tuple[str, ...], bool, tuple[str, ..
     if not words:
         return none
     name, args = program_name(words[0]), words[1:]
-    if any(a in _QUIET for a in args[:1]) or name in ("bun", "bunx") and args[:1] in (
-            [], ["-v"]):
+    if any(a in _QUIET for a in args[:1]):
         return none
-    if name in _DOTENV_PROGRAMS or name == "flask":
-        return (_FLASK if name == "flask" else DOTENV), False, (".",)
+    if name in _DOTENV_PROGRAMS:
+        return DOTENV, False, (".",)
     if _PYTHON.fullmatch(name):
         module = _module(args)  # python -m dotenv list: as dotenv's
-        return loaded_files(args[args.index(module):]) if module in ("dotenv", "flask") \
-            else none
+        return loaded_files(args[args.index(module):]) if module == "dotenv" else none
     if name in _NODES:
         return (DOTENV, False, (".",)) if any(
             _PRELOADS.fullmatch(value) for value in _option_values(args, _PRELOAD_OPTIONS)
         ) else none
-    if name in ("bun", "bunx"):  # bun reads its .env files itself, unless told another
-        return none if any(a == "--no-env-file" or a.startswith("--env-file") for a in
-                           args) else (_BUN, False, (".",))
     if name == "deno":  # deno run --env-file x.ts: the flag's optional value left out
         return (DOTENV, False, (".",)) if any(a in ("--env", "--env-file") for a in args) \
             else none
-    if name == "pipenv":  # its project's .env (the dir holding Pipfile, here or above)
-        return (DOTENV, True, (".",)) if args[:1] in (["run"], ["shell"]) else none
     if name == "direnv" and args[:1] in (["exec"], ["export"]):
         return _DIRENV, True, (args[1] if args[:1] == ["exec"] and args[1:] else ".",)
     if name in ("docker-compose", "podman-compose") or name in _COMPOSE_PROGRAMS and (
             "compose" in args[:4]):
         rest = args[args.index("compose") + 1:] if "compose" in args[:4] else args
-        if rest[:1] and rest[0] in _QUIET:
+        if "config" not in rest:  # only `config` prints the values .env gives the file
             return none
         return DOTENV, False, (".", *(os.path.dirname(v) or "." for v in _option_values(
             rest, ("-f", "--file"))), *_option_values(rest, ("--project-directory",)))
@@ -121,7 +113,7 @@ def env_loads(words: list[str], dirs: tuple[Path, ...], judge: Callable[[Path], 
     """Each sensitive env file ``words`` load unnamed: ``(file, how it is shown)``.
 
     ``words``: the command's program and arguments, wrappers looked through; a runner's
-    (``npx dotenv-cli -- CMD``, ``uv run flask run``) by each of its words that starts a
+    (``npx dotenv-cli -- CMD``, ``uv run dotenv run CMD``) by each of its words that starts a
     loader. Looked for in each of ``dirs``; ``judge``: the sensitive-file check.
     """
     names = [program_name(word) for word in words]

@@ -2,10 +2,11 @@
 
 Before, under an allow rule (``shell(*)``, ``shell(bun*)``) in smart_approve, ``cat .env``
 asked but ``dotenv run -- CMD``, ``python -m dotenv list`` (it prints the file), ``node -r
-dotenv/config x.js``, ``deno run --env-file x.ts``, ``bun test``, ``pipenv run``, ``docker
-compose config``, ``npx dotenv-cli``, ``direnv exec . CMD`` and ``python -c
-"open('.e'+'nv').read()"`` ran unasked: the secrets went to the tool process and to what it
-printed. A project without a ``.env`` runs them as before.
+dotenv/config x.js``, ``deno run --env-file x.ts``, ``docker compose config``, ``npx
+dotenv-cli``, ``direnv exec . CMD`` and ``python -c "open('.e'+'nv').read()"`` ran unasked:
+the secrets went to the tool process and to what it printed. A project without a ``.env`` runs
+them as before, and so do programs that load ``.env`` by themselves (``bun test``, ``pipenv
+run``, ``docker compose up``, ``flask run``): the command does not ask for the file.
 """
 
 from __future__ import annotations
@@ -34,23 +35,14 @@ LOADERS = [
     "node --require=dotenv/config app.js",
     "node --import dotenv/config app.js",
     "tsx -r dotenv/config app.ts",
-    "bun run app.js",
-    "bun test",
-    "bun app.js",
-    "bunx vitest",
     "deno run --env-file app.ts",
     "deno run --env app.ts",
-    "pipenv run python app.py",
-    "pipenv shell",
-    "docker compose up",
     "docker compose config",
-    "docker-compose run web",
-    "podman compose up",
+    "docker-compose -f compose.yml config",
+    "podman compose config --services",
+    "uv run dotenv run -- python app.py",
     "direnv exec . env",
     "direnv export bash",
-    "flask run",
-    "python -m flask routes",
-    "uv run flask run",
     "python -c 'from dotenv import load_dotenv; load_dotenv(); import os; print(os.environ)'",
     """node -e "require('dotenv').config(); console.log(process.env)\"""",
 ]
@@ -77,6 +69,9 @@ EVERYDAY = [
     "deno run app.ts", "deno test", "pipenv install", "pipenv lock", "docker compose version",
     "docker run img", "npm test", "cargo test", "make test", "pytest -q", "git status",
     """python -c "print('a' + 'b')\"""", "direnv allow",
+    "bun run app.js", "bun test", "bunx vitest", "pipenv run python app.py", "pipenv shell",
+    "docker compose up", "docker-compose run web", "podman compose up", "flask run",
+    "python -m flask routes", "uv run flask run",
 ]
 """Commands that read no ``.env`` though the project holds one."""
 
@@ -114,12 +109,6 @@ def test_everyday_commands_run_beside_a_env(project: Path, command: str) -> None
     assert verdict.action == "run", verdict.reason
 
 
-def test_bun_reads_its_other_env_files(tmp_path: Path) -> None:
-    (tmp_path / ".env.local").write_text("API_KEY=x\n")
-    assert list(sensitive_words("bun test", tmp_path)) == [
-        (".env.local", ".env.local (bun loads it into the environment of what it runs)")]
-
-
 def test_direnv_reads_the_envrc_of_the_dir_it_is_given(tmp_path: Path) -> None:
     (tmp_path / "svc").mkdir()
     (tmp_path / "svc" / ".envrc").write_text("export API_KEY=x\n")
@@ -131,11 +120,11 @@ def test_direnv_reads_the_envrc_of_the_dir_it_is_given(tmp_path: Path) -> None:
 def test_compose_reads_the_env_of_its_project_directory(tmp_path: Path) -> None:
     (tmp_path / "deploy").mkdir()
     (tmp_path / "deploy" / ".env").write_text("API_KEY=x\n")
-    assert [w for w, _ in sensitive_words("docker compose -f deploy/compose.yml up",
+    assert [w for w, _ in sensitive_words("docker compose -f deploy/compose.yml config",
                                           tmp_path)] == ["deploy/.env"]
-    assert [w for w, _ in sensitive_words("docker compose --project-directory deploy up",
+    assert [w for w, _ in sensitive_words("docker compose --project-directory deploy config",
                                           tmp_path)] == ["deploy/.env"]
-    assert list(sensitive_words("docker compose up", tmp_path)) == []
+    assert list(sensitive_words("docker compose config", tmp_path)) == []
 
 
 def test_dotenv_in_inline_code_finds_the_env_above(project: Path) -> None:
@@ -147,8 +136,9 @@ def test_dotenv_in_inline_code_finds_the_env_above(project: Path) -> None:
 
 
 def test_an_allow_rule_naming_the_file_covers_it(project: Path) -> None:
-    rules = PermissionRules(allow=("shell(bun --env-file=.env test)", "shell(bun test .env)"))
-    assert shell_verdict(rules, "bun test .env", "smart_approve",
+    rules = PermissionRules(allow=("shell(dotenv run -- node app.js)",
+                                   "shell(dotenv -e .env run -- node app.js)"))
+    assert shell_verdict(rules, "dotenv -e .env run -- node app.js", "smart_approve",
                          working_dir=project).action == "run"
-    assert shell_verdict(PermissionRules(allow=("shell(bun test)",)), "bun test",
+    assert shell_verdict(rules, "dotenv run -- node app.js",
                          "smart_approve", working_dir=project).action == "ask"
