@@ -17,6 +17,7 @@ from goosectx.config_values import fail, top_level_key_error
 from goosectx.errors import ConfigError
 from goosectx.lazy_pattern import LazyPattern
 from goosectx.plain_record import compared_record
+from goosectx.tools.definitions import TEXT_EDITOR_COMMANDS
 
 RuleKind = Literal["allow", "ask", "deny"]
 
@@ -73,6 +74,10 @@ def parse_rule(rule: str) -> tuple[str, str | None]:
     if spec is not None and not spec.strip():
         raise ValueError(f"permission rule {rule!r} has an empty pattern, which matches "
                          f"nothing: write {name} for every call, or {name}(PATTERN)")
+    if name == "text_editor" and spec in TEXT_EDITOR_COMMANDS:
+        raise ValueError(f"permission rule {rule!r} names the file {spec!r}, not the command "
+                         f"(a rule with no ':' is a path): write text_editor({spec}:*) for "
+                         f"every {spec}")
     return name, spec
 
 

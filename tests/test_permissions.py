@@ -296,7 +296,8 @@ def test_the_reason_says_why_a_run_time_named_command_is_asked_about() -> None:
     assert "named at run time" in found.reason and "cannot check" in found.reason
 
 
-@pytest.mark.parametrize("rule", ["Shell(rm *)", "nosuchtool(x)", "shell()", "tree( )"])
+@pytest.mark.parametrize("rule", ["Shell(rm *)", "nosuchtool(x)", "shell()", "tree( )",
+                                  "text_editor(write)", "text_editor(view)"])
 def test_a_rule_that_could_never_match_is_a_configuration_error(
         rule: str, capsys: pytest.CaptureFixture[str], tmp_path: Path,
         monkeypatch: pytest.MonkeyPatch) -> None:
@@ -305,9 +306,18 @@ def test_a_rule_that_could_never_match_is_a_configuration_error(
     monkeypatch.setenv("GOOSECTX_CONFIG", str(config))
     code, _out, err = run_cli(capsys, "info")
     assert code == 2 and len(err.strip().splitlines()) == 1, err
-    assert "names no tool" in err or "empty pattern" in err
+    assert "names no tool" in err or "empty pattern" in err or ":*)" in err
     code, _out, err = run_cli(capsys, "run", "-t", "x", "--deny", rule)
-    assert code == 2 and ("names no tool" in err or "empty pattern" in err)
+    assert code == 2 and ("names no tool" in err or "empty pattern" in err or ":*)" in err)
+
+
+def test_a_text_editor_rule_naming_only_a_command_says_how_to_write_it() -> None:
+    from goosectx.permission_rules import parse_rule
+
+    with pytest.raises(ValueError, match=r"write text_editor\(write:\*\) for every write"):
+        parse_rule("text_editor(write)")
+    assert parse_rule("text_editor(write:*)") == ("text_editor", "write:*")
+    assert parse_rule("text_editor(./write)") == ("text_editor", "./write")
 
 
 def test_the_built_in_tool_names_rules_accept_are_the_registrys() -> None:
