@@ -107,6 +107,7 @@ class Agent(AgentTools):
         self.approve = approve
         self.mode: ApprovalMode = mode or settings.mode
         self.context = context or ContextManager(session, settings, provider)
+        self.context.reply_redact = self.reply_redact  # a summary is a model's reply too
         self.provider = self.context.budget.wrap(provider)  # the spending cap checks each call
         self.interactive = interactive
         self.always_allowed: dict[str, str] = {}

@@ -88,6 +88,7 @@ def execute(
     budget_for: Callable[[], Budget] | None = None,
     scan_cache: ScanCache | None = None,
     shown: Callable[[], int] | None = None,
+    redact: Callable[[str], str] | None = None,
 ) -> Iterator[Event]:
     """Summarise and rewrite the history; on a cancel, a notice and no change at all.
 
@@ -119,6 +120,8 @@ def execute(
         shown: Returns the figure the compaction line starts from when it is not ``current``
             (reactive: the refused request's estimate at the ratio the refusal left, measured
             as the figure after is); read with ``measure``.
+        redact: The redaction a model's reply gets: the summary's text gets it before it is
+            kept, shown or sent (a key the summariser copied from the history).
 
     Raises:
         CompactionFailed: nothing to compact, or the summary request cannot be made to fit.
@@ -192,6 +195,8 @@ def execute(
             strategy = "extractive"
             fallback = _failure(exc)
             break
+    if summary is not None and redact is not None:  # a key the summariser wrote: kept out
+        summary = replace(summary, text=redact(summary.text))  # as a reply's is
     if summary is not None and summary.stopped:  # read no further than twice its budget
         over = SummaryOverBudget(CompactionWouldGrow(before, before),
                                  budget.scaled(counter.count_text(summary.text)),

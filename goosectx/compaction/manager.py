@@ -22,7 +22,7 @@ summariser takes an optional ``cancel`` event: once set, the history is left as 
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING
 
 from goosectx.compaction import calibration
@@ -66,6 +66,11 @@ class ContextManager(ContextFigures):
     scan_cache: ScanCache | None = None
     """Where the facts scan of a compaction resumes (and a dry run keeps) its state: the
     session's store (:mod:`~goosectx.compaction.facts_scan`); ``None``: scanned whole."""
+    reply_redact: Callable[[], Callable[[str], str]] | None = None
+    """Gives the redaction a model's reply gets (the agent's ``reply_redact``, which adds the
+    extensions' secrets): a summary's and tool-pair notes' text gets it too before it is kept,
+    shown or sent; ``None``: the environment's (:func:`~goosectx.env_secrets.
+    tool_output_redactor`), as for ``goosectx compact``."""
 
     def start_turn(self) -> None:
         """Reset per-turn counters (reactive compactions this turn)."""
@@ -230,7 +235,8 @@ class ContextManager(ContextFigures):
 
         cutoff = tool_call_cutoff(self.settings, self.context_limit().tokens)
         done = yield from condense_old_pairs(self.session, self._summarisers(), self.counter,
-                                             self._counter_for, cutoff=cutoff, cancel=cancel)
+                                             self._counter_for, cutoff=cutoff, cancel=cancel,
+                                             redact=self._redact())
         if done is None:
             return
         if self._reported_tokens is not None:
@@ -305,6 +311,14 @@ class ContextManager(ContextFigures):
                     strategy=strategy, max_summary_tokens=max_summary_tokens,
                     scan_cache=self.scan_cache)
 
+    def _redact(self) -> Callable[[str], str]:
+        """The redaction a summariser's text gets now (:attr:`reply_redact`)."""
+        if self.reply_redact is not None:
+            return self.reply_redact()
+        from goosectx.env_secrets import tool_output_redactor  # built once a model summarises
+
+        return tool_output_redactor(self.settings)
+
     def _summarisers(self) -> list[Provider]:
         out = [p for p in (self.summarizer, self.provider) if p is not None]
         return out[:1] if len(out) == 2 and out[0] is out[1] else out
@@ -336,6 +350,7 @@ class ContextManager(ContextFigures):
             attempt_failed=lambda: failed.append(True),
             budget_for=lambda: self.layout_budget(request, b),  # a limit the server stated
             scan_cache=self.scan_cache,
+            redact=self._redact() if strategy == "llm" else None,  # only a model writes keys
             # A refusal may just have proved the ratio of the last report too low: the line
             # starts from the refused request at the ratio it left, as its "after" is measured.
             shown=((lambda: calibration.apply(b.total, self.estimate_ratio()))

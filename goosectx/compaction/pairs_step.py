@@ -30,13 +30,14 @@ class Condensed:
 def condense_old_pairs(
     session: Session, summarisers: Sequence[Provider], counter: TokenCounter,
     counter_for: Callable[[str | None], TokenCounter], *, cutoff: int,
-    cancel: threading.Event | None,
+    cancel: threading.Event | None, redact: Callable[[str], str] | None = None,
 ) -> Generator[Event, None, Condensed | None]:
     """Condense the oldest tool pairs past ``cutoff`` (+ the batch) in one summariser call.
 
     The oldest 10 pairs (never the newest 3) become notes; a note the reply lacks, or a failed
     call, gets an extractive one. Yields a thinking notification; returns ``None`` when there
     is nothing to condense or ``cancel`` was set during the call (nothing changes then).
+    ``redact``: the redaction a model's reply gets, given to each note the summariser wrote.
     """
     pairs = select_pairs(session.conversation.agent_messages(), cutoff)
     if not pairs:
@@ -46,6 +47,8 @@ def condense_old_pairs(
         notes, call = tool_pair_notes(summarisers, pairs, counter_for, cancel=cancel)
     except SummaryCancelled:
         return None
+    if redact is not None:  # a key the summariser wrote: kept out, as a reply's is
+        notes = [None if note is None else redact(note) for note in notes]
     new, hidden, added = apply_notes(session.conversation.messages, pairs, notes)
     hidden_tokens = counter.count_messages(hidden)
     saved = hidden_tokens - counter.count_messages(added)
