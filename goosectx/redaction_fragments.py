@@ -95,12 +95,12 @@ class Fragments:
         self._chars = set("".join(values))
 
     def found_in(self, text: str, windows: Iterable[str] | None = None) -> bool:
-        r"""True when ``text`` holds a block of a secret (then :meth:`__call__` may change it).
+        r"""True when ``text`` holds what :meth:`__call__` looks for (a block or a run of 13).
 
         Read as it is and, with a backslash in it, with its escapes decoded (``\u0073``):
-        only the reading's ``windows`` around its escapes when given (each reaching 7+ solid
-        characters: a block found in the reading and not in ``text`` holds a decoded
-        character, and lies in one).
+        only the reading's ``windows`` around its escapes when given (each reaching 12+ solid
+        characters, as a Redactor's of the same secrets do: a block or run found in the
+        reading and not in ``text`` holds a decoded character, and lies in one).
         """
         blocks = self._block_texts
         if any(block in text for block in blocks):
