@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Iterable
+from collections.abc import Container, Iterable
 
 from goosectx.redaction_base64 import base64_run
 from goosectx.redaction_check import QuickCheck, decoded, spans_with_escapes, without_escapes
@@ -93,6 +93,18 @@ def _pattern(forms: list[str], secrets: set[str]) -> re.Pattern[str] | None:
     return re.compile("|".join(branches)) if groups else None
 
 
+def written_most(forms: Iterable[str], encoded: Container[str]) -> int:
+    """The most solid characters one of ``forms`` takes as the redactor matches it.
+
+    Each character that may be percent-encoded so (``%XX`` a UTF-8 byte): all of a form in
+    ``encoded`` (a secret itself), the others' but letters and digits. The quick check's
+    escape windows and :mod:`goosectx.secret_tail`'s window reach this far.
+    """
+    return max((sum(1 if ch.isalnum() and form not in encoded
+                    else 3 * len(ch.encode("utf-8", "surrogatepass")) for ch in form)
+                for form in forms), default=0)
+
+
 class _Prefixes:
     """The listed secrets a shorter listed one ends (a key and its cores), and their prefixes.
 
@@ -154,9 +166,7 @@ class Redactor:
         self._wide = not all(s.isascii() for s in searched)  # (escapes of others decoded)
         self._forms, self._prefixes = forms, prefixes
         self._searched = set(searched) | {f for s in searched for f in nul_forms(s)}  # %73%00…
-        self._margin = max((sum(3 * len(ch.encode("utf-8", "surrogatepass"))
-                                if f in self._searched or not ch.isalnum() else 1 for ch in f)
-                            for f in forms), default=0)
+        self._margin = written_most(forms, self._searched)
 
     @functools.cached_property
     def _pattern(self) -> re.Pattern[str] | None:

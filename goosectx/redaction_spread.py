@@ -29,6 +29,8 @@ import re
 import unicodedata
 from typing import TYPE_CHECKING
 
+from goosectx.redaction_unescape import search_from
+
 if TYPE_CHECKING:
     from goosectx.redaction_unescape import Unescaped
 
@@ -65,7 +67,7 @@ def nul_tokens(text: str, escaped: Unescaped | None = None) -> list[tuple[int, i
     tokens: list[tuple[int, int, str]] = []
     gates = [first for first, gate in _GATES.items() if first in text and (
         _escaped_lead(text, escaped) if first == "\\" and escaped is not None
-        else gate.search(text))]
+        else search_from(gate, text, first))]
     for sep, lead in _LEADS.items():
         if sep[0] not in gates:
             continue

@@ -22,7 +22,7 @@ import bisect
 import re
 from collections.abc import Callable, Iterable
 
-from goosectx.redaction import REDACTED
+from goosectx.redaction import REDACTED, written_most
 from goosectx.redaction_base64 import padded_base64
 from goosectx.redaction_check import TERMINAL_ESCAPE
 from goosectx.redaction_forms import encodings, utf16
@@ -80,9 +80,7 @@ class SecretTail:
         self._forms = forms
         # the most characters a form takes written out: a secret's every character (a
         # form's every one but letters and digits) percent-encoded, "%XX" per UTF-8 byte
-        self._squeezed_most = max((sum(len(ch) if ch.isalnum() and f not in plain
-                                       else 3 * len(ch.encode("utf-8", "surrogatepass"))
-                                       for ch in f) for f in forms), default=0)
+        self._squeezed_most = written_most(forms, plain)
         # or a secret's every character an escape (``\\u0073``, ``&#x73;``: up to 12, 16 a pair)
         self._squeezed_most = max(self._squeezed_most,
                                   max(map(escape_most_chars, plain), default=0))

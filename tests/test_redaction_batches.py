@@ -66,3 +66,31 @@ def test_a_spread_run_after_other_backslash_separators_is_read() -> None:
     run = "\\0".join("sk-ZqvNkLmPwRt") + "\\0"  # (no octal digit after a \\0)
     tokens = nul_tokens("a \\x00 b \\u0000 c " + run + " end")
     assert "".join(char for _, _, char in tokens) == "sk-ZqvNkLmPwRt"
+
+
+@pytest.mark.parametrize("secret", ["Zq8vN3kLm5Pw7R", "Zq8vN3kLm5Pw7Rt2", "sk-Zq8vN3kLm5Pw7R"])
+def test_every_run_of_13_of_a_short_secret_is_found_and_12_are_not(secret: str) -> None:
+    # a short secret's runs are looked for whole (cheaper than its 7-character blocks): a
+    # 12-character piece then passes the check too
+    redact = WithPieces(Redactor([secret]))
+    for start in range(len(secret) - 12):
+        run = secret[start:start + 13]
+        for written in (run, run[:5] + "".join(f"\\x{ord(c):02x}" for c in run[5:9]) + run[9:]):
+            text = f"value: {written} (end)"
+            assert redact(text) != text, written
+            assert not redact.changes_none([*FILLER, text]), written
+        text = f"value: {run[:12]} (end)"
+        assert redact(text) == text
+        assert redact.changes_none([*FILLER, text])
+
+
+@pytest.mark.parametrize("written", [
+    "".join(f"&#x{ord(c):x};" for c in KEY),  # HTML references
+    "^@".join(KEY) + "^@",  # spread by ^@ (NULs as less shows them)
+])
+def test_a_key_after_many_lone_ampersands_or_carets_is_found(written: str) -> None:
+    # the first & or ^ of each is looked at one by one, then re scans the rest
+    text = "a && b ^ c; " * 100 + written + " end"
+    redact = WithPieces(Redactor([KEY]))
+    assert KEY not in redact(text).replace("^@", "")
+    assert not redact.changes_none([text])

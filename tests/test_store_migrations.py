@@ -79,6 +79,29 @@ def test_a_database_with_only_migration_1_is_upgraded_and_keeps_its_messages(tmp
     assert _applied(db) == KNOWN
 
 
+def _checkpoints(data: Path) -> int:
+    """How many WAL checkpoints migrating the database in ``data`` runs."""
+    data.mkdir(exist_ok=True)
+    conn = sqlite3.connect(data / "sessions.db", isolation_level=None)
+    conn.execute("PRAGMA journal_mode=WAL")
+    statements: list[str] = []
+    conn.set_trace_callback(statements.append)
+    try:
+        migrations_module.migrate(conn, data / "sessions.db")
+    finally:
+        conn.close()
+    return sum("wal_checkpoint" in s for s in statements)
+
+
+def test_a_new_database_is_migrated_without_a_checkpoint_between_its_migrations(tmp_path):
+    # an empty database's migrations write only its schema: no checkpoint (3 fsyncs each)
+    assert _checkpoints(tmp_path / "new") == 0
+    assert _applied(tmp_path / "new" / "sessions.db") == KNOWN
+    # one with rows is checkpointed after each migration (its WAL stays one migration's size)
+    _legacy_database(tmp_path / "old")
+    assert _checkpoints(tmp_path / "old") == len(KNOWN) - 1
+
+
 def test_migrations_landing_out_of_order_fill_the_gap(tmp_path, monkeypatch):
     later = Migration(90, "a later branch", "CREATE TABLE later (x INTEGER);")
     monkeypatch.setattr(migrations_module, "MIGRATIONS", (MIGRATIONS[0], later))

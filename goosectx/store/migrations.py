@@ -249,12 +249,16 @@ def migrate(conn: sqlite3.Connection, path: Path, on_wait: WaitNotice | None = N
         raise StoreTooNew(
             f"session database {path} was made by a newer goosectx (schema version {version}; "
             f"this version knows up to {max(known)})", "upgrade goosectx")
+    empty = not applied  # (no migration yet: no table holds a row)
     for migration in sorted(MIGRATIONS, key=lambda m: m.number):
         if migration.number not in applied:
             _apply(conn, path, migration, on_wait)
-            # Let the next migration reuse the WAL's pages: a new database's WAL stays the size
-            # of its largest migration, not of all of them (it matters on a small disk).
-            conn.execute("PRAGMA wal_checkpoint(PASSIVE)")
+            # Let the next migration reuse the WAL's pages: the WAL stays the size of the
+            # largest migration, not of all of them (it matters on a small disk). Not in an
+            # empty database: its migrations write a schema (~250 KB of WAL in all), and each
+            # checkpoint waited for 3 fsyncs (a new data dir's first command: 41 -> 8).
+            if not empty:
+                conn.execute("PRAGMA wal_checkpoint(PASSIVE)")
 
 
 def applied_numbers(conn: sqlite3.Connection) -> set[int]:
