@@ -35,6 +35,8 @@ def test_a_long_import_on_a_terminal_shows_what_it_does_then_erases_the_line(
                           timeout=60)
     try:
         child.expect(r"\rimporting big\.jsonl \(\d+\.\d MB\): saving 3,000 messages")
+        # the line is drawn while the rows are written; the pause comes at the commit after
+        wait_for(POINT, lambda: marker.exists() and marker.read_text() != "")
         os.remove(marker)  # let it commit
         child.expect(r"\r +\rimported \w+: 3,000 messages")
         child.expect(pexpect.EOF)
