@@ -20,8 +20,7 @@ import re
 
 from goosectx.git_config_writes import writes_git_config
 from goosectx.protected_paths import Where
-from goosectx.shell_unwrap import WRAPPERS
-from goosectx.shell_words import ASSIGNMENT_WORD
+from goosectx.shell_unwrap import HANDS_ON, handed
 from goosectx.unmodelled_writes import line_assignments
 
 _TRACES = re.compile(r"GIT_TRACE(?:_(?:PACK_ACCESS|PACKET|PACKFILE|PERFORMANCE|SETUP|SHALLOW"
@@ -35,22 +34,16 @@ def git_environment(name: str, args: list[str], where: Where | None, line: str) 
     """Why git, given the variables ``line`` sets, writes where a later command runs, or ``None``.
 
     ``name ARGS``: ``git …`` (the line's assignments: ``X=v git``, ``export X=v; git``) or
-    ``env X=v …``, ``sudo X=v …`` (their own); each variable's every value is judged.
+    ``env X=v …``, ``sudo --user root X=v …`` (their own, as :func:`goosectx.shell_unwrap.handed`
+    reads them); each variable's every value is judged.
     """
     if name == "git":
         given = line_assignments(line, computed=True) if line else {}
-    elif name in ("env", "sudo"):  # env -u X GIT_WORK_TREE=.git git, sudo VAR=value git
+    elif name in HANDS_ON:  # env -u X GIT_WORK_TREE=.git git, sudo --user root VAR=value git
         found: dict[str, tuple[str, ...]] = {}
-        valued, i = WRAPPERS[name][0], 0
-        while i < len(args):
-            word, i = args[i], i + 1
-            if ASSIGNMENT_WORD.match(word):
-                key, _, value = word.partition("=")
-                found[key] = (*found.get(key, ()), value)
-            elif word[:1] != "-":
-                break
-            else:
-                i += len(word) == 2 and word[1] in valued  # -u NAME: its value
+        for word in handed(name, args):  # the wrappers' one walker: shell_unwrap.unwrap
+            key, _, value = word.partition("=")
+            found[key] = (*found.get(key, ()), value)
         given = found
     else:
         return None

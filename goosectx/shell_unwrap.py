@@ -12,10 +12,13 @@ Core module: no printing.
 
 from __future__ import annotations
 
+from itertools import takewhile
+
 from goosectx.shell_builtins import SHELLS, shell_line
 from goosectx.shell_lexer import Word
 from goosectx.shell_options import long_option, short_value, su_line
 from goosectx.shell_runner_options import GRAMMARS, MARKED, runner_grammars
+from goosectx.shell_words import ASSIGNMENT_WORD
 from goosectx.shell_wrappers import env_split_line
 
 # wrapper → (options that take a value, positional words before the command)
@@ -76,6 +79,35 @@ _TWO_READINGS = {"sudo": "h"}
 """Options read both ways: sudo takes a word that is no option after a bare ``-h`` for its host
 (its own parser, not getopt's), and ``-hu root`` is host ``u`` to getopt; each is also read as
 the flag ``-h`` (``-h -u root``), so the rules see the program of either reading."""
+
+
+HANDS_ON = frozenset({"env", "sudo", "doas", "run0", "systemd-run"})
+"""Wrappers that hand the command they run the variables of their ``NAME=VALUE`` words (``env
+A=1 CMD``, ``sudo A=1 CMD``; doas and run0 given such a word: read as sudo's, the safe
+direction) and of ``--setenv=NAME=VALUE`` / ``-E NAME=VALUE`` (run0, systemd-run)."""
+_SETENV = ("--setenv=", "-E")
+
+
+def handed(name: str, args: list[str] | tuple[str, ...]) -> list[str]:
+    """The ``NAME=VALUE`` words wrapper ``name ARGS`` hands the command it runs, in order.
+
+    Read by :func:`unwrap`'s walk, each of its readings: the words before the command (``env
+    -u X A=1``, an option's value too: ``systemd-run -E A=1``) and those that start it (``sudo
+    --user root A=1 git``, ``env -- A=1 git``); ``run0 --setenv=A=1``'s value. Not
+    :data:`HANDS_ON`: none.
+    """
+    if name not in HANDS_ON:
+        return []
+    words = [Word(a, a) for a in args]
+    found: set[int] = set()
+    for reading in unwrap(name, words):
+        start = len(words) - len(reading)
+        found.update(range(start))
+        found.update(range(start, start + sum(1 for _ in takewhile(
+            lambda w: ASSIGNMENT_WORD.match(w.value), reading))))
+    given = [args[i] for i in sorted(found)]
+    return [word for a in given for word in [a, *(a.removeprefix(p) for p in _SETENV if (
+        name in ("run0", "systemd-run") and a.startswith(p)))] if ASSIGNMENT_WORD.match(word)]
 
 
 def inner_line(name: str, args: list[str]) -> str | None:
