@@ -146,3 +146,49 @@ def test_a_command_variable_a_runner_hands_git_is_judged_by_the_rules(project: P
                                                                       command: str) -> None:
     """These ran: only env's leading NAME=VALUE words and a command's own were read as lines."""
     assert shell_verdict(DENY_RM, command, "auto", working_dir=project).action == "deny"
+
+
+# approval round 31: GIT_INDEX_FILE and GIT_OBJECT_DIRECTORY name the file and dir git writes;
+# `GIT_INDEX_FILE=<site-packages>/zz.pth git add 'NAME'` ran under a deny rule (the index
+# holds the names it was given, one of which may start a .pth line with `import`).
+@pytest.mark.parametrize(("command", "said"), [
+    ("GIT_INDEX_FILE=.git/hooks/pre-commit git add x",
+     "it sets GIT_INDEX_FILE: git writes its index to .git/hooks/pre-commit: a hook is"),
+    ("GIT_INDEX_FILE=.git/config git status",
+     "it sets GIT_INDEX_FILE: git writes its index to .git/config: git config may set"),
+    (f"GIT_INDEX_FILE={PTH}/zz.pth git add x",
+     f"it sets GIT_INDEX_FILE: git writes its index to {PTH}/zz.pth in the virtualenv"),
+    (f"GIT_INDEX_FILE=$PWD/{PTH}/zz.pth git add x", "it sets GIT_INDEX_FILE: git writes its"),
+    ("export GIT_INDEX_FILE=node_modules/x/index.js; git add x",
+     "it sets GIT_INDEX_FILE: git writes its index to node_modules/x/index.js in node_modules"),
+    ("sudo --user root GIT_INDEX_FILE=.git/config git add x", "it sets GIT_INDEX_FILE"),
+    ("env -u X GIT_INDEX_FILE=.git/config git add x", "it sets GIT_INDEX_FILE"),
+    ("GIT_INDEX_FILE=.git/index.lock/../config git status",
+     "it sets GIT_INDEX_FILE: git writes its index to .git/config"),
+    ("GIT_OBJECT_DIRECTORY=.git/hooks git add x",
+     "it sets GIT_OBJECT_DIRECTORY: git writes objects into .git/hooks: a hook is"),
+    (f"GIT_OBJECT_DIRECTORY={PTH} git add x",
+     f"it sets GIT_OBJECT_DIRECTORY: git writes objects into {PTH} in the virtualenv"),
+])
+def test_an_index_or_object_dir_where_a_later_command_runs_asks(project: Path, command: str,
+                                                                said: str) -> None:
+    assert _asked(project, command).startswith(said)
+
+
+@pytest.mark.parametrize("command", [
+    "GIT_INDEX_FILE=/tmp/idx git add x", "GIT_INDEX_FILE=.git/index git add x",
+    "GIT_INDEX_FILE=.git/index.tmp git read-tree HEAD",
+    "GIT_INDEX_FILE=./.git/index.tmp git read-tree HEAD",
+    "GIT_INDEX_FILE=$PWD/.git/index.tmp git read-tree HEAD",
+    "GIT_INDEX_FILE=$(mktemp) git read-tree HEAD", "tmp=$(mktemp); GIT_INDEX_FILE=$tmp git add -A",
+    "GIT_INDEX_FILE=idx git add x", "GIT_OBJECT_DIRECTORY=/tmp/objs git status",
+    "GIT_OBJECT_DIRECTORY=.git/objects git status",
+    "GIT_ALTERNATE_OBJECT_DIRECTORIES=/tmp/other/objects git status",
+    "GIT_TRACE2=af_unix:/tmp/sock git status",
+    "GIT_TRACE2_EVENT=af_unix:stream:/tmp/sock git status",
+    "GIT_TRACE2_EVENT=af_unix:x/../.git/config git status",
+])
+def test_git_s_own_places_temporary_files_and_sockets_still_run(project: Path,
+                                                               command: str) -> None:
+    """git connects to a socket (af_unix:), creating no file; alternates are only read."""
+    assert shell_verdict(DENY_RM, command, "auto", working_dir=project).action == "run"
