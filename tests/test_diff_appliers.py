@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from rules_support import DENY_RM, shell_verdict
+from rules_support import DENY_RM, asks_under_deny_rm, shell_verdict
 from test_protected_line_variables import PTH, venv_project
 
 from goosectx.diff_appliers import applied
@@ -38,9 +38,7 @@ def project(tmp_path: Path) -> Path:
 ])
 def test_a_fake_ancestor_where_a_later_command_runs_asks(project: Path, command: str,
                                                          said: str) -> None:
-    verdict = shell_verdict(DENY_RM, command, "auto", working_dir=project)
-    assert verdict.action == "ask", verdict.reason
-    assert verdict.reason.startswith(said), verdict.reason
+    asks_under_deny_rm(project, command, said)
 
 
 @pytest.mark.parametrize("command", [
