@@ -273,8 +273,8 @@ def line_assignments(line: str, computed: bool = False) -> dict[str, tuple[str, 
     """The literal values each variable is given in ``line`` (``D=.git``, ``for D in a b``).
 
     Each simple command's assignments before its program, after the reserved words that may
-    start it (``if true; then D=.git; fi``, ``{ D=.git; }``, ``do export D=.git``), and those
-    of ``export``/``declare``/``local``.
+    start it (``if true; then D=.git; fi``, ``{ D=.git; }``, ``do export D=.git``), those of
+    ``export``/``declare``/``local``, and those of the line ``eval`` runs (``eval D=.git``).
 
     ``computed``: an assignment's value bash expands is kept as written too
     (``GIT_TRACE=$PWD/.git/config``: :mod:`goosectx.git_environment`).
@@ -288,6 +288,11 @@ def line_assignments(line: str, computed: bool = False) -> dict[str, tuple[str, 
                 words[2].value == "in"):
             found.setdefault(words[1].value, []).extend(
                 w.value for w in words[3:] if not w.expands)  # for f in .git/*: the glob
+            continue
+        if words[:1] and words[0].value == "eval" and words[1:]:  # eval B=.git/hooks: its line
+            for key, values in line_assignments(" ".join(w.value for w in words[1:]),
+                                                computed).items():
+                found.setdefault(key, []).extend(values)
             continue
         for word in words[1:] if words[:1] and words[0].value in DECLARATIONS else words:
             if ASSIGNMENT_WORD.match(word.value):
