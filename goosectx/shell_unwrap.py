@@ -19,7 +19,7 @@ from goosectx.shell_lexer import Word
 from goosectx.shell_options import long_option, short_value, su_line
 from goosectx.shell_runner_options import GRAMMARS, MARKED, Grammar, runner_grammars
 from goosectx.shell_words import ASSIGNMENT_WORD
-from goosectx.shell_wrappers import env_split_line
+from goosectx.shell_wrappers import env_split_line, env_split_strings
 
 # wrapper → (options that take a value, positional words before the command)
 WRAPPERS: dict[str, tuple[str, int]] = {
@@ -105,7 +105,8 @@ def handed(name: str, args: list[str] | tuple[str, ...]) -> list[str]:
         found.update(range(start))
         found.update(range(start, start + sum(1 for _ in takewhile(
             lambda w: ASSIGNMENT_WORD.match(w.value), reading))))
-    given = [args[i] for i in sorted(found)]
+    split = {string for string, _after in env_split_strings(list(args))} if name == "env" else ()
+    given = [args[i] for i in sorted(found) if args[i] not in split]  # env -S 'A=1 x': a line
     return [word for a in given for word in [a, *(a.removeprefix(p) for p in _SETENV if (
         name in ("run0", "systemd-run") and a.startswith(p)))] if ASSIGNMENT_WORD.match(word)]
 

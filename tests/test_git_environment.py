@@ -163,6 +163,10 @@ def test_a_command_variable_a_runner_hands_git_is_judged_by_the_rules(project: P
      "it sets GIT_INDEX_FILE: git writes its index to node_modules/x/index.js in node_modules"),
     ("sudo --user root GIT_INDEX_FILE=.git/config git add x", "it sets GIT_INDEX_FILE"),
     ("env -u X GIT_INDEX_FILE=.git/config git add x", "it sets GIT_INDEX_FILE"),
+    ("bash -c 'GIT_INDEX_FILE=.git/config git add x'", "it sets GIT_INDEX_FILE"),
+    ("env -S 'GIT_INDEX_FILE=.git/config git add x'",  # -S's line: no NAME=VALUE word of env's
+     "it sets GIT_INDEX_FILE: git writes its index to .git/config: git config"),
+    ("sudo sh -c 'GIT_OBJECT_DIRECTORY=.git/hooks git add x'", "it sets GIT_OBJECT_DIRECTORY"),
     ("GIT_INDEX_FILE=.git/index.lock/../config git status",
      "it sets GIT_INDEX_FILE: git writes its index to .git/config"),
     ("GIT_OBJECT_DIRECTORY=.git/hooks git add x",

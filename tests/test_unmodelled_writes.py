@@ -181,6 +181,8 @@ def test_created_names_in_the_project_still_run(project: Path, command: str) -> 
     "A=1 true; B=.git/hooks; echo x > $B/pre-commit",
     "if true; then for B in .git/hooks; do cp x $B/pre-commit; done; fi",
     "eval B=.git/hooks; cp x $B/pre-commit", 'eval "B=.git/hooks"; cp x $B/pre-commit',
+    "bash -c 'B=.git/hooks; cp x $B/pre-commit'",  # an inner line's own assignments
+    "sudo sh -c 'if true; then B=.git/hooks; fi; cp x $B/pre-commit'",
 ])
 def test_an_assignment_after_a_reserved_word_is_read(project: Path, command: str) -> None:
     verdict = shell_verdict(DENY_RM, command, "auto", working_dir=project)
@@ -193,6 +195,8 @@ def test_an_assignment_after_a_reserved_word_is_read(project: Path, command: str
     "if true; then export GIT_WORK_TREE=.git; fi; git checkout -- hooks/pre-commit",
     "if true; then GIT_WORK_TREE=.git; export GIT_WORK_TREE; fi; git checkout -- hooks/x",
     "eval export GIT_WORK_TREE=.git; git checkout -- hooks/x",
+    "bash -c 'GIT_WORK_TREE=.git git checkout -- hooks/x'",
+    "bash -c 'export GIT_WORK_TREE=.git; git checkout -- hooks/x'",
 ])
 def test_git_s_environment_set_after_a_reserved_word_is_read(project: Path,
                                                              command: str) -> None:
@@ -203,6 +207,7 @@ def test_git_s_environment_set_after_a_reserved_word_is_read(project: Path,
 @pytest.mark.parametrize("command", [
     "if true; then B=src; fi; cp x $B/main.py", "time make", "time -p pytest -q",
     "eval B=src; cp x $B/a.py", 'eval "echo hi"; cp x $B/a.py',
+    "bash -c 'B=src; cp x $B/a.py'", "bash -c 'make && pytest -q'", "sh -c 'git status'",
     "echo | time B=.git/hooks; cp x $B/pre-commit",  # after | time is the program: no B
     "A=1 true B=.git/hooks; echo x > $B/pre-commit",  # B=… is true's argument: B not set
 ])
