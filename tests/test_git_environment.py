@@ -196,3 +196,26 @@ def test_git_s_own_places_temporary_files_and_sockets_still_run(project: Path,
                                                                command: str) -> None:
     """git connects to a socket (af_unix:), creating no file; alternates are only read."""
     assert shell_verdict(DENY_RM, command, "auto", working_dir=project).action == "run"
+
+
+# round 31: a config key bash makes at run time (`git -c "$K=rm"`, GIT_CONFIG_KEY_0=$K) may be
+# core.pager or an alias, whose value git runs: those ran under a deny rule.
+@pytest.mark.parametrize(("command", "said"), [
+    ('git -c "$K=rm" log', "git -c $K: a config key bash makes at run time"),
+    ('git -c "core.$X=rm" log', "git -c core.$X: a config key bash makes at run time"),
+    ("GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=$K GIT_CONFIG_VALUE_0=rm git log",
+     "it sets GIT_CONFIG_KEY_0 to $K: a config key bash makes at run time"),
+    ("sudo --user root GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=$K GIT_CONFIG_VALUE_0=x git log",
+     "it sets GIT_CONFIG_KEY_0 to $K"),
+    ("GIT_CONFIG_PARAMETERS=\"'$K'='rm'\" git log", "it sets GIT_CONFIG_PARAMETERS to $K"),
+])
+def test_a_config_key_made_at_run_time_asks(project: Path, command: str, said: str) -> None:
+    assert _asked(project, command).startswith(said)
+
+
+@pytest.mark.parametrize("command", [
+    'git -c "user.name=$NAME" commit -m x', "git -c user.email=a@b commit -m x",
+    "GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=user.name GIT_CONFIG_VALUE_0=$N git commit -m x",
+])
+def test_a_literal_data_key_with_a_made_value_still_runs(project: Path, command: str) -> None:
+    assert shell_verdict(DENY_RM, command, "auto", working_dir=project).action == "run"
