@@ -47,7 +47,7 @@ from goosectx.shell_lexer import lex
 from goosectx.shell_program import after_keywords
 from goosectx.shell_runner_options import GRAMMARS
 from goosectx.shell_runners import INTERPRETER, RUNNERS, SU_LIKE, VIM, code_runs
-from goosectx.shell_unwrap import WRAPPERS
+from goosectx.shell_unwrap import WRAPPERS, handed
 from goosectx.shell_words import ASSIGNMENT_WORD, VARIABLE_EXPANSION
 from goosectx.shell_wrappers import FD, STARTERS
 
@@ -254,16 +254,6 @@ class _Shell:
 
 
 _NAME = re.compile(r"[A-Za-z_]\w*")
-_HANDS_ON = frozenset({"env", "sudo", "doas", "run0"})
-
-
-def _handed(name: str, args: tuple[str, ...], program: str) -> dict[str, str]:
-    """The ``NAME=VALUE`` words ``env``/``sudo`` hand the program they start (``program``)."""
-    if name not in _HANDS_ON:
-        return {}
-    end = next((i for i, a in enumerate(args) if a.rsplit("/", 1)[-1] == program and program),
-               len(args))
-    return dict(a.partition("=")[::2] for a in args[:end] if ASSIGNMENT_WORD.match(a))
 
 
 def backstop(subjects: list[CommandForms], named: dict[str, str]) -> str | None:
@@ -289,12 +279,11 @@ def backstop(subjects: list[CommandForms], named: dict[str, str]) -> str | None:
         shown = shorten(" ".join(subject.all[0].split()), 80, placeholder=" …") if (
             subject.all) else ""
         given: dict[str, str] = {}  # env CC=rm make, sudo LD_PRELOAD=x ls: for what follows
-        for k, (name, written, env, tried) in enumerate(subject.runs):
+        for name, written, env, tried in subject.runs:
             args = tuple(map(shell.expand, written))  # X=rm; rustup run stable $X: rm
             variables = {**exported, **given, **{key: shell.expand(value) for key, value in (
                 e.partition("=")[::2] for e in env)}}
-            given |= _handed(name, args, subject.runs[k + 1][0] if k + 1 < len(
-                subject.runs) else "")
+            given |= dict(a.partition("=")[::2] for a in handed(name, args))  # shell_unwrap
             why = perl_debugger(name, args, variables) or preloaded(name, variables)
             if why is not None:
                 return f"{why}, in `{shown}`"

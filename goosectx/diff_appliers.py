@@ -42,7 +42,8 @@ class Applied:
     directory: str = ""
     """``-d DIR`` / ``--directory=DIR``: where the names are taken."""
     written: list[str] = field(default_factory=list)
-    """Files the command line names that it writes (``patch ORIGINAL DIFF``: ORIGINAL)."""
+    """Files the command line names that it writes (``patch ORIGINAL DIFF``: ORIGINAL; ``git
+    apply --build-fake-ancestor=F``: the index F it builds, ``--check`` or ``--stat`` too)."""
     output: str = ""
     """``patch -o F``: it writes F (judged as the option's), none of the diff's names."""
     backup: dict[str, str] = field(default_factory=dict)
@@ -56,7 +57,8 @@ def applied(name: str, args: list[str]) -> Applied | None:
     """How ``name ARGS`` applies a diff, or ``None``.
 
     ``None``: not ``patch``, ``git apply`` or ``git am`` (its mailboxes: their diffs, judged as
-    ``git apply``'s), or ``git apply --check``/``--stat`` (no write), ``git am --continue``.
+    ``git apply``'s), or ``git apply --check``/``--stat`` (no write, but a fake ancestor's: then
+    only that), ``git am --continue``.
     """
     if name in PATCHERS:
         return _patch(args)
@@ -66,8 +68,7 @@ def applied(name: str, args: list[str]) -> Applied | None:
     if args[at:at + 1] not in (["apply"], ["am"]):
         return None
     rest, found = args[at + 1:], Applied(strip=1)
-    if any(w in _GIT_READ_ONLY for w in rest) and "--apply" not in rest or args[at] == "am" and (
-            any(w in _AM_GOING_ON for w in rest)):
+    if args[at] == "am" and any(w in _AM_GOING_ON for w in rest):
         return None  # git am --continue: the mailbox read when it started (judged then)
     i = 0
     while i < len(rest):
@@ -79,6 +80,7 @@ def applied(name: str, args: list[str]) -> Applied | None:
         if option is not None:
             value = word.partition("=")[2] if "=" in word else value_at(rest, i + 1) or ""
             found.directory = value if option == "--directory" else found.directory
+            found.written += [value] if option == "--build-fake-ancestor" and value else []
             i += 1 if "=" in word else 2
             continue
         if word.startswith("-p") and word[2:].isdigit():
@@ -90,6 +92,8 @@ def applied(name: str, args: list[str]) -> Applied | None:
         found.unsafe_paths = found.unsafe_paths or word == "--unsafe-paths"
         i += 1
     found.files = [f for f in found.files if f != "-"]
+    if any(w in _GIT_READ_ONLY for w in rest) and "--apply" not in rest:
+        return Applied(written=found.written) if found.written else None  # --check: no diff
     return found
 
 

@@ -189,7 +189,7 @@ def _add_line(line: str, r: _Reading, depth: int, written: bool = True,
     if depth >= _MAX_DEPTH:
         r.reasons.append("its commands are nested too deeply to read")
         return
-    outer = r.where
+    outer, whole, r.line = r.where, r.line, f"{r.line}\n{line}"  # bash -c 'B=…; cp x $B/y'
     for part in lex(line):
         r.where = r.dirs.at(part.text, outer) if r.dirs else outer  # bash -c 'cd .git && …'
         words = after_keywords(part.words, part.piped)
@@ -201,7 +201,7 @@ def _add_line(line: str, r: _Reading, depth: int, written: bool = True,
         _check_subscripts(words, r)
         r.fed = r.fed or part.fed  # bash -c '. $f' <<<…: the string reads the same stream
         _normalise(words, r, depth + 1, leading=True)
-    r.where = outer
+    r.where, r.line = outer, whole
 
 
 def _check_subscripts(words: list[Word], r: _Reading) -> None:

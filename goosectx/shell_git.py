@@ -52,6 +52,10 @@ _HIDDEN_KEYS = re.compile(r"core\.hookspath|include\.path|includeif\..*|protocol
 """Config keys that make git run text the rules cannot read: a hooks directory, another
 config file, ``ext::`` remotes allowed (a URL rewritten to one holds ``ext::``), a template
 directory whose hooks ``git clone`` / ``init`` copy and run."""
+_MADE = re.compile(r"[$`]")
+_MADE_KEY = ("a config key bash makes at run time, which may be one whose value git runs as a "
+             "command (core.pager, an alias)")
+"""A setting's key with an expansion (``git -c "$K=rm"``): its value's command is not known."""
 _CONFIG_FILE_VARIABLES = frozenset({"GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_CONFIG"})
 """Variables naming a config file git reads instead of the user's or the system's."""
 _NO_FILE = frozenset({"", "/dev/null"})
@@ -224,6 +228,8 @@ def git_hidden(args: list[str]) -> str | None:
         key, _, value = setting.partition("=")
         if _HIDDEN_KEYS.fullmatch(key.lower()) and value not in ("", "/dev/null", "never"):
             return f"git -c {key} makes git run commands the rules cannot read"
+        if _MADE.search(key):  # git -c "$K=rm": core.pager, maybe
+            return f"git -c {key}: {_MADE_KEY}"
         env_key = (word.partition("=")[2] or (args[i + 1] if i + 1 < len(args) else "")
                    ).rpartition("=")[0].lower() if word.startswith("--config-env") else ""
         if _COMMAND_KEYS.fullmatch(env_key) or _HIDDEN_KEYS.fullmatch(env_key):
@@ -270,7 +276,8 @@ def config_variable(word: str) -> str | None:
     hidden = next((k for k in keys if _HIDDEN_KEYS.fullmatch(k.lower())), None)
     if hidden is not None:
         return f"it sets {name} to {hidden}, which makes git run commands the rules cannot read"
-    return None
+    made = next((k for k in keys if _MADE.search(k)), None)  # GIT_CONFIG_KEY_0=$K
+    return None if made is None else f"it sets {name} to {made}: {_MADE_KEY}"
 
 
 def _assigned_values(words: list[str]) -> dict[str, str]:

@@ -30,6 +30,8 @@ class Grammar(NamedTuple):
     optional: str = ""  # short options whose value is the rest of their word only
     flags: tuple[str, ...] = ()  # long options that take no next word (or only `=VALUE`)
     long_valued: tuple[str, ...] = ()  # long options that take the next word
+    given: str = ""  # short options whose value is the command line it runs (su -c CMD)
+    long_given: tuple[str, ...] = ()  # long ones (su --command CMD, nix-shell --run CMD)
 
 
 _NAMESPACES = ("--mount", "--uts", "--ipc", "--net", "--pid", "--user", "--cgroup", "--time")

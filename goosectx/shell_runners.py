@@ -18,7 +18,6 @@ Core module: no printing.
 from __future__ import annotations
 
 import re
-from itertools import takewhile
 
 from goosectx.awk_program import awk_runs, awk_texts
 from goosectx.code_options import (
@@ -53,6 +52,7 @@ from goosectx.shell_runner_options import watch_lines
 from goosectx.shell_scripts import runs_in_language
 from goosectx.shell_sed import sed_runs, sed_script
 from goosectx.shell_transfers import transfer_commands, transfer_lines
+from goosectx.shell_unwrap import handed
 from goosectx.shell_wrappers import env_split_strings
 
 CONTAINERS = frozenset({"docker", "podman", "nerdctl", "kubectl"})
@@ -155,7 +155,6 @@ def runner_starts(name: str, args: list[str], computed: list[bool]) -> list[int]
     return starts
 
 
-_SETS_VARIABLES = DECLARATIONS | {"env"}
 VIM = re.compile(r"(?:[gr]?(?:vim|view)|vi|ex|nvim|vimdiff)(?:\.(?:tiny|basic|nox|gtk3?))?")
 """Every name vim answers to (``vim.tiny``, ``rview``, ``nvim``): its ``-c '!CMD'`` runs CMD
 (:func:`option_lines`) and its own commands are read by :mod:`goosectx.shell_languages`."""
@@ -167,16 +166,17 @@ def option_lines(name: str, args: list[str]) -> list[str]:
     :func:`goosectx.line_options.cluster_lines` (``rsync -avze CMD``) and
     :func:`goosectx.shell_options.option_commands` (``--to-comm=…``: any prefix getopt
     takes), git's (:func:`goosectx.shell_git.git_lines`), a command variable
-    ``env`` or ``export`` sets (:func:`goosectx.shell_git.variable_lines`), an editor's ``-c
+    ``export`` or a wrapper hands on (``env``, ``sudo``: :func:`goosectx.shell_unwrap.handed`;
+    :func:`goosectx.shell_git.variable_lines`), an editor's ``-c
     '!cmd'`` / ``+'!cmd'`` (vim runs the shell command), and ``sg GROUP 'CMD'`` (sg runs its
     second operand with ``sh -c``).
     """
     lines: list[str] = []
     if name == "git":
         return git_lines(args)
-    if name in _SETS_VARIABLES:  # env GIT_SSH_COMMAND='…' git, export EDITOR=…
-        return variable_lines(list(takewhile(lambda a: a.startswith("-") or "=" in a, args))
-                              if name == "env" else args)
+    if name in DECLARATIONS or name == "env":  # export EDITOR=…, env GIT_SSH_COMMAND=… git
+        return variable_lines(args if name in DECLARATIONS else handed(name, args))
+    lines += variable_lines(handed(name, args))  # sudo --user root GIT_SSH_COMMAND=… git
     if name == "man":  # man -aP 'cmd' ls: shell_pagers
         return [*man_lines(args), *option_commands(name, args)]
     if name == "sg":
@@ -191,9 +191,9 @@ def option_lines(name: str, args: list[str]) -> list[str]:
                 if command.startswith("!") or command.startswith(("r !", "r!", "w !", "w!")):
                     lines.append(command.split("!", 1)[1])
         return lines
-    return [*cluster_lines(name, args), *option_commands(name, args), *package_lines(name, args),
-            *transfer_lines(name, args), *watch_lines(name, args),  # scp -o ProxyCommand=…
-            *given_lines(name, args)]  # socat - EXEC:'rm x', gh alias set --shell
+    return [*lines, *cluster_lines(name, args), *option_commands(name, args),
+            *package_lines(name, args), *transfer_lines(name, args),  # scp -o ProxyCommand=…
+            *watch_lines(name, args), *given_lines(name, args)]  # socat - EXEC:'rm x'; gh alias
 
 
 STDIN = CODE_STDIN

@@ -12,11 +12,14 @@ Core module: no printing.
 
 from __future__ import annotations
 
+from itertools import takewhile
+
 from goosectx.shell_builtins import SHELLS, shell_line
 from goosectx.shell_lexer import Word
 from goosectx.shell_options import long_option, short_value, su_line
-from goosectx.shell_runner_options import GRAMMARS, MARKED, runner_grammars
-from goosectx.shell_wrappers import env_split_line
+from goosectx.shell_runner_options import GRAMMARS, MARKED, Grammar, runner_grammars
+from goosectx.shell_words import ASSIGNMENT_WORD
+from goosectx.shell_wrappers import env_split_line, env_split_strings
 
 # wrapper → (options that take a value, positional words before the command)
 WRAPPERS: dict[str, tuple[str, int]] = {
@@ -78,6 +81,36 @@ _TWO_READINGS = {"sudo": "h"}
 the flag ``-h`` (``-h -u root``), so the rules see the program of either reading."""
 
 
+HANDS_ON = frozenset({"env", "sudo", "doas", "run0", "systemd-run"})
+"""Wrappers that hand the command they run the variables of their ``NAME=VALUE`` words (``env
+A=1 CMD``, ``sudo A=1 CMD``; doas and run0 given such a word: read as sudo's, the safe
+direction) and of ``--setenv=NAME=VALUE`` / ``-E NAME=VALUE`` (run0, systemd-run)."""
+_SETENV = ("--setenv=", "-E")
+
+
+def handed(name: str, args: list[str] | tuple[str, ...]) -> list[str]:
+    """The ``NAME=VALUE`` words wrapper ``name ARGS`` hands the command it runs, in order.
+
+    Read by :func:`unwrap`'s walk, each of its readings: the words before the command (``env
+    -u X A=1``, an option's value too: ``systemd-run -E A=1``) and those that start it (``sudo
+    --user root A=1 git``, ``env -- A=1 git``); ``run0 --setenv=A=1``'s value. Not
+    :data:`HANDS_ON`: none.
+    """
+    if name not in HANDS_ON:
+        return []
+    words = [Word(a, a) for a in args]
+    found: set[int] = set()
+    for reading in unwrap(name, words):
+        start = len(words) - len(reading)
+        found.update(range(start))
+        found.update(range(start, start + sum(1 for _ in takewhile(
+            lambda w: ASSIGNMENT_WORD.match(w.value), reading))))
+    split = {string for string, _after in env_split_strings(list(args))} if name == "env" else ()
+    given = [args[i] for i in sorted(found) if args[i] not in split]  # env -S 'A=1 x': a line
+    return [word for a in given for word in [a, *(a.removeprefix(p) for p in _SETENV if (
+        name in ("run0", "systemd-run") and a.startswith(p)))] if ASSIGNMENT_WORD.match(word)]
+
+
 def inner_line(name: str, args: list[str]) -> str | None:
     """The command string of ``bash -c STRING``, ``su -c STRING``, ``env -S STRING``, ``eval``."""
     if name == "eval":
@@ -92,8 +125,9 @@ def inner_line(name: str, args: list[str]) -> str | None:
     return su_line(name, args)  # su -c, su --comm='…' (any prefix getopt takes)
 
 
-def unwrap(name: str, words: list[Word], start: int = 0,
-            budget: list[int] | None = None) -> list[list[Word]]:
+def unwrap(name: str, words: list[Word], start: int = 0,  # noqa: C901, PLR0912
+            budget: list[int] | None = None, grammar: Grammar | None = None,
+            ) -> list[list[Word]]:
     """The command a wrapper runs: its options, values and leading positionals skipped.
 
     A cluster of short options is read as getopt reads it (``sudo -Eu root rm``: ``-u``
@@ -103,14 +137,24 @@ def unwrap(name: str, words: list[Word], start: int = 0,
     (at most 8) for each such option takes the next word as its value, since which of them take
     one is not known here, and for each option of :data:`_TWO_READINGS` (deny and ask rules
     match them all; an allow rule must cover the command of each).
+
+    ``grammar``: the options of a runner the tables do not hold (``setarch``, ``su``:
+    :mod:`goosectx.stdin_shells`), read past its positionals as GNU getopt permutes them
+    (``setarch x86_64 -R``, ``su root -c CMD``); an option of its ``given``/``long_given``
+    takes the command line the runner runs (``su -c CMD``), whose reading starts there.
     """
     budget = [8] if budget is None else budget
-    with_value, positionals = _SPECS[name]
+    spec = grammar or Grammar(*_SPECS[name], _OPTIONAL.get(name, ""), *_LONG.get(name, ((), ())))
+    with_value, positionals = spec.valued + spec.given, spec.positionals
     args = [w.value for w in words]
     i = start
     others: list[list[Word]] = []
     while i < len(args):
         word = args[i]
+        if grammar is not None and positionals and (word[:1] != "-" or word == "-") and not (
+                name == "su" and word == "-"):
+            positionals, i = positionals - 1, i + 1  # setarch ARCH -R: options after it
+            continue
         if word == "--":
             i += 1
             break
@@ -118,18 +162,23 @@ def unwrap(name: str, words: list[Word], start: int = 0,
             i += 1  # env NAME=VALUE: any name, a-b=1 too
             continue
         if not word.startswith("-") or word == "-":
-            if name == "env" and word == "-":
-                i += 1
+            if name in ("env", "su") and word == "-":
+                i += 1  # env -: an empty environment; su -: a login shell
                 continue
             break
         if word.startswith("--"):
-            takes = _long_takes(name, word)
+            if any(long_option(word, o) for o in spec.long_given):  # su --command=CMD
+                value = word.partition("=")[2]
+                return [[Word(value, value), *words[i + 1:]] if "=" in word else words[i + 1:],
+                        *others]
+            takes = _long_takes(spec, word)
             if takes is True:
                 i += 2  # timeout --signal KILL 5 rm
                 continue
             if takes is None and "=" not in word and i + 1 < len(args) and budget[0] > 0:
                 budget[0] -= 1
-                others += unwrap(name, words, i + 2, budget)
+                others += unwrap(name, words, i + 2, budget, grammar and grammar._replace(
+                    positionals=positionals))
             i += 1  # --long=value, or a flag
             continue
         if name == "command" and ("v" in word or "V" in word):
@@ -137,7 +186,11 @@ def unwrap(name: str, words: list[Word], start: int = 0,
         if name == "nice" and word[1:].isdigit():
             i += 1  # nice -10 CMD
             continue
-        short = short_value(args, i, with_value, _OPTIONAL.get(name, ""))
+        short = short_value(args, i, with_value, spec.optional)
+        if short.letter and short.letter in spec.given:  # su -c CMD, script -qcCMD
+            attached = short.next == i + 1 and short.value is not None
+            return [[Word(short.value or "", short.value or ""), *words[i + 1:]] if (
+                attached) else words[i + 1:], *others]
         if short.letter and short.letter in _TWO_READINGS.get(name, "") and budget[0] > 0:
             budget[0] -= 1
             flags = "-" + word[len(short.flags) + 2:]  # -hu root: also -h -u root
@@ -178,13 +231,13 @@ def runner_readings(name: str, words: list[Word], verb_at: int | None,
     return [words[s:] for s in starts]
 
 
-def _long_takes(name: str, word: str) -> bool | None:
-    """Whether ``name``'s ``--long`` option ``word`` takes the next word (``None``: not known).
+def _long_takes(spec: Grammar, word: str) -> bool | None:
+    """Whether ``spec``'s ``--long`` option ``word`` takes the next word (``None``: not known).
 
     :data:`LONG_OPTIONS`: a word naming a known option whole, or by a prefix of one only;
     ``--opt=V`` takes no next word.
     """
-    flags, valued = _LONG.get(name, ((), ()))
+    flags, valued = spec.flags, spec.long_valued
     option = word.partition("=")[0]
     found = [o for o in (*flags, *valued) if o == option] or [
         o for o in (*flags, *valued) if long_option(option, o)]

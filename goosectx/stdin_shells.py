@@ -16,67 +16,59 @@ Core module: no printing.
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
-from goosectx.shell_runner_options import GRAMMARS
-from goosectx.shell_unwrap import LONG_OPTIONS, WRAPPERS
-
-
-class Shape(NamedTuple):
-    """How a runner's words read: options with a value, words before the command, markers."""
-
-    valued: str = ""  # short options that take a value (the rest of the word, or the next)
-    positionals: int = 0  # words before the command (setarch's ARCH, su's USER, chroot's dir)
-    long_valued: tuple[str, ...] = ()  # long options that take the next word
-    given: str = ""  # short options whose value is the command (su -c CMD): read elsewhere
-    long_given: tuple[str, ...] = ()  # long ones (nix-shell --run CMD)
-    needs: tuple[str, ...] = ()  # options without which it starts no shell (sudo -s, -i)
-
+from goosectx.shell_lexer import Word
+from goosectx.shell_runner_options import GRAMMARS, Grammar
+from goosectx.shell_unwrap import unwrap
 
 _ALL = 1 << 16
 """Every word is a positional: the command comes only after a marker (``nix-shell --run``)."""
-_ARCH = Shape()
-_SHAPES: dict[str, Shape] = {
-    "setarch": Shape(positionals=1), "linux32": _ARCH, "linux64": _ARCH, "i386": _ARCH,
+_ARCH = Grammar()
+_NEEDS = {"sudo": ("-s", "-i", "--shell", "--login"), "doas": ("-s",)}
+"""Options without which the runner starts no shell (``sudo -s``, ``sudo -i``, ``doas -s``)."""
+_SHAPES: dict[str, Grammar | None] = {
+    "setarch": Grammar(positionals=1), "linux32": _ARCH, "linux64": _ARCH, "i386": _ARCH,
     "x86_64": _ARCH,
-    "fakechroot": Shape("ldecb", 0, ("--lib", "--elfloader", "--config-dir", "--bindir")),
-    "su": Shape("gGsw", 1, ("--group", "--supp-group", "--shell", "--whitelist-environment"),
-                "c", ("--command", "--session-command")),
-    "sg": Shape("", 1, (), "c"), "newgrp": Shape(positionals=1),
-    "script": Shape("EIOBTm", 1, ("--echo", "--log-in", "--log-out", "--log-io",
-                                  "--log-timing", "--logging-format", "--output-limit"),
-                    "c", ("--command",)),
-    "nix-shell": Shape("IA", _ALL, ("--attr", "--include", "--arg", "--argstr"), "",
-                       ("--run", "--command")),
-    "nix develop": Shape("", _ALL, (), "c", ("--command",)),
-    "nix shell": Shape("", _ALL, (), "c", ("--command",)),
-    "machinectl shell": Shape("", 1), "toolbox enter": Shape("c", _ALL, ("--container",)),
-    "sudo": Shape(WRAPPERS["sudo"][0], long_valued=LONG_OPTIONS["sudo"][1],
-                  needs=("-s", "-i", "--shell", "--login")),
-    "doas": Shape(WRAPPERS["doas"][0], needs=("-s",)), "run0": Shape(WRAPPERS["run0"][0]),
-    "pkexec": Shape("", 0, ("--user",)), "firejail": Shape(),
-    "proot": Shape("rbmwqkv", 0, ("--rootfs", "--bind", "--mount", "--cwd", "--qemu",
-                                  "--kernel-release", "--verbose")),
-    "schroot": Shape("cud", 0, ("--chroot", "--user", "--directory")),
-    **{name: Shape(g.valued, g.positionals, g.long_valued, "c" if name == "runuser" else "",
-                   ("--command",) if name == "runuser" else ())
-       for name in ("fakeroot", "chroot", "unshare", "nsenter", "runuser", "parallel")
-       if (g := GRAMMARS[name])},
+    "fakechroot": Grammar("ldecb", 0, "", (), ("--lib", "--elfloader", "--config-dir",
+                                               "--bindir")),
+    "su": Grammar("gGsw", 1, "", (), ("--group", "--supp-group", "--shell",
+                                      "--whitelist-environment"),
+                  "c", ("--command", "--session-command")),
+    "sg": Grammar("", 1, given="c"), "newgrp": Grammar(positionals=1),
+    "script": Grammar("EIOBTm", 1, "", (), ("--echo", "--log-in", "--log-out", "--log-io",
+                                            "--log-timing", "--logging-format",
+                                            "--output-limit"), "c", ("--command",)),
+    "nix-shell": Grammar("IA", _ALL, "", (), ("--attr", "--include", "--arg", "--argstr"), "",
+                         ("--run", "--command")),
+    "nix develop": Grammar("", _ALL, given="c", long_given=("--command",)),
+    "nix shell": Grammar("", _ALL, given="c", long_given=("--command",)),
+    "machinectl shell": Grammar(positionals=1),
+    "toolbox enter": Grammar("c", _ALL, "", (), ("--container",)),
+    "sudo": None, "doas": None, "run0": None,  # shell_unwrap's tables (LONG_OPTIONS: sudo's)
+    "pkexec": Grammar("", 0, "", (), ("--user",)), "firejail": Grammar(),
+    "proot": Grammar("rbmwqkv", 0, "", (), ("--rootfs", "--bind", "--mount", "--cwd", "--qemu",
+                                            "--kernel-release", "--verbose")),
+    "schroot": Grammar("cud", 0, "", (), ("--chroot", "--user", "--directory")),
+    "fakeroot": None, "chroot": None, "unshare": None, "nsenter": None, "parallel": None,
+    "runuser": GRAMMARS["runuser"]._replace(given="c", long_given=("--command",)),
 }
-"""The runners that start a shell when they are given no command, and how their words read."""
+"""The runners that start a shell when they are given no command, and how their words read:
+``None``, by :func:`goosectx.shell_unwrap.unwrap`'s own table (the wrappers' and
+:data:`~goosectx.shell_runner_options.GRAMMARS`); a grammar of their own, read by ``unwrap``
+too, past their positionals (``setarch x86_64 -R``) and up to a command line they are given
+(``su -c CMD``, ``nix-shell --run CMD``: read elsewhere)."""
 _SEPARATORS = frozenset({":::", ":::+", "::::", "::::+"})
 
 
 def stdin_shell(name: str, args: list[str]) -> str | None:
     """Why ``name ARGS``, a runner given no command, runs the commands it reads, or ``None``.
 
-    ``None``: a command is given (the first word past its options' values and positionals, or
-    a ``-c``/``--command`` string), or it is no such runner. ``parallel ::: a b`` runs its
-    inputs (read where its commands are); ``parallel :::: FILE`` each line of FILE.
+    ``None``: a command is given in every reading of its words (:func:`goosectx.shell_unwrap.
+    unwrap`: the first word past its options' values and positionals, or a ``-c``/``--command``
+    string), or it is no such runner. ``parallel ::: a b`` runs its inputs (read where its
+    commands are); ``parallel :::: FILE`` each line of FILE.
     """
     key = f"{name} {args[0]}" if args and f"{name} {args[0]}" in _SHAPES else name
-    shape = _SHAPES.get(key)
-    if shape is None:
+    if key not in _SHAPES:
         return None
     rest = args[1:] if key != name else args
     if name == "parallel":
@@ -84,42 +76,13 @@ def stdin_shell(name: str, args: list[str]) -> str | None:
         if cut < len(rest) and rest[cut] in (":::", ":::+"):
             return None
         rest = rest[:cut]
-    operands = _operands(rest, shape)
-    if operands is None or len(operands) > shape.positionals or shape.needs and not any(
-            a in shape.needs or a[:1] == "-" and a[1:2] != "-" and any(
-                n[1] in a[1:] for n in shape.needs if n[1:2] != "-") for a in rest):
+    needs = _NEEDS.get(key, ())
+    if all(unwrap(key, [Word(a, a) for a in rest], grammar=_SHAPES[key])) or needs and not any(
+            a in needs or a[:1] == "-" and a[1:2] != "-" and any(
+                n[1] in a[1:] for n in needs if n[1:2] != "-") for a in rest):
         return None
     if name == "parallel":
         return ("parallel has no command of its own: it runs each line it reads (its standard "
                 "input or a :::: file) as a command the rules cannot read")
     return (f"{key} has no command of its own: it runs a shell, which runs the commands it "
             "reads from its standard input")
-
-
-def _operands(args: list[str], shape: Shape) -> list[str] | None:
-    """The words of ``args`` that are no option nor an option's value (after ``--``: all).
-
-    ``None``: a command string is given (``su -c CMD``, ``nix-shell --run CMD``).
-    """
-    found: list[str] = []
-    i = 0
-    while i < len(args):
-        word = args[i]
-        i += 1
-        if word == "--":
-            return found + args[i:]
-        if word.startswith("--"):
-            option = word.partition("=")[0]
-            if option in shape.long_given:
-                return None
-            i += option in shape.long_valued and "=" not in word
-        elif word.startswith("-") and word != "-":
-            for k, letter in enumerate(word[1:], 2):
-                if letter in shape.given:
-                    return None
-                if letter in shape.valued:
-                    i += k == len(word)  # -u root: the next word; -uroot: its own rest
-                    break
-        elif word != "-":  # su - root: a login shell, no operand
-            found.append(word)
-    return found

@@ -22,6 +22,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from functools import lru_cache
+from itertools import dropwhile
 from pathlib import Path
 
 from goosectx.git_config_writes import MODELLED
@@ -40,7 +41,7 @@ from goosectx.shell_lexer import lex
 from goosectx.shell_multicall import MULTICALL
 from goosectx.shell_packages import APT
 from goosectx.shell_pagers import PAGERS
-from goosectx.shell_program import KEYWORDS
+from goosectx.shell_program import KEYWORDS, after_keywords
 from goosectx.shell_runners import CONTAINERS, INTERPRETER, LINE_RUNNERS, RUNNERS, SU_LIKE
 from goosectx.shell_runtimes import RUNTIMES
 from goosectx.shell_sql_clients import SQL_CLIENTS
@@ -271,16 +272,27 @@ def line_values(value: str, line: str) -> list[str]:
 def line_assignments(line: str, computed: bool = False) -> dict[str, tuple[str, ...]]:
     """The literal values each variable is given in ``line`` (``D=.git``, ``for D in a b``).
 
+    Each simple command's assignments before its program, after the reserved words that may
+    start it (``if true; then D=.git; fi``, ``{ D=.git; }``, ``do export D=.git``), those of
+    ``export``/``declare``/``local``, and those of the line ``eval`` runs (``eval D=.git``).
+
     ``computed``: an assignment's value bash expands is kept as written too
     (``GIT_TRACE=$PWD/.git/config``: :mod:`goosectx.git_environment`).
     """
     found: dict[str, list[str]] = {}
     for part in lex(line):
-        words = part.words
+        words = after_keywords(part.words, part.piped)  # then B=.git/hooks, { B=…; }, ! B=…
+        if words[:1] and words[0].value == "time" and not part.piped:  # time -p B=.git/hooks
+            words = list(dropwhile(lambda w: w.value in ("-p", "--"), words[1:]))  # a keyword
         if words[:1] and words[0].value in ("for", "select") and len(words) > 2 and (
                 words[2].value == "in"):
             found.setdefault(words[1].value, []).extend(
                 w.value for w in words[3:] if not w.expands)  # for f in .git/*: the glob
+            continue
+        if words[:1] and words[0].value == "eval" and words[1:]:  # eval B=.git/hooks: its line
+            for key, values in line_assignments(" ".join(w.value for w in words[1:]),
+                                                computed).items():
+                found.setdefault(key, []).extend(values)
             continue
         for word in words[1:] if words[:1] and words[0].value in DECLARATIONS else words:
             if ASSIGNMENT_WORD.match(word.value):

@@ -56,3 +56,36 @@ def test_a_runner_s_own_command_is_still_read(command: str) -> None:
     "echo x | xargs", "sudo -u x ls", "nix build"])
 def test_a_runner_with_a_command_or_no_shell_still_runs(command: str) -> None:
     assert action(DENY_RM, command) == "run"
+
+
+# round 31: stdin_shells read runners' words with a getopt walker of its own beside
+# shell_unwrap.unwrap; unwrap reads them now (its tables, or the runner's grammar). run0's
+# long options were all flags there: `run0 --user root` took root for its command.
+@pytest.mark.parametrize("runner", [
+    "run0 --user root", "run0 --user=root", "run0 -u root", "doas -u root -s", "doas -s",
+    "sudo -Eu root -s", "sudo --user root --login", "sudo -h host -s", "setarch x86_64 -R",
+    "su - root", "su root -", "su -l root -s /bin/sh", "unshare -r --fork", "nsenter -t 1 -m",
+    "chroot --userspec u:g /", "fakeroot -l lib", "parallel -j 2 --eta", "runuser -u root",
+    "nix-shell -p python3 -A x", "script -q /dev/null", "sg grp", "firejail --private"])
+def test_a_runner_read_by_the_one_walker_without_a_command_asks(runner: str) -> None:
+    check_under_deny_rm(f"echo 'rm -rf src' | {runner}", "ask")
+
+
+@pytest.mark.parametrize("command", [
+    "su root -c 'rm x'", "su -lc 'rm x' root", "su --command='rm x' root", "sg grp -c 'rm x'",
+    "script -q -c 'rm x' /dev/null", "runuser -u root -c 'rm x'", "nix develop -c rm x",
+    "nix-shell -p x --run 'rm x'", "run0 --user root rm x", "doas -u root rm x",
+    "setarch x86_64 -R rm x"])
+def test_a_command_given_past_options_or_positionals_is_read_not_asked_as_a_shell(
+        command: str) -> None:
+    reason = shell_verdict(DENY_RM, command).reason
+    assert action_under_deny_rm(command) != "run", reason
+    assert "has no command of its own" not in reason
+
+
+@pytest.mark.parametrize("command", [
+    "echo hi | sudo -u root tee out.txt", "echo hi | run0 --user root tee out.txt",
+    "echo hi | doas -u root tee out.txt", "echo x | setarch x86_64 -R cat",
+    "echo x | unshare -r cat", "echo x | su root -c cat", "echo x | chroot / cat"])
+def test_a_runner_fed_input_with_a_command_still_runs(command: str) -> None:
+    assert action(DENY_RM, command) == "run"

@@ -166,3 +166,51 @@ def test_a_created_name_or_removal_in_the_git_dir_asks(project: Path, command: s
 def test_created_names_in_the_project_still_run(project: Path, command: str) -> None:
     action, reason = _verdict(project, command)
     assert action == "run", reason
+
+
+# round 31: line_assignments read a command's assignments only when they came first, so one
+# after a reserved word (`then B=…`, `{ B=…; }`, `! B=…`, `do export B=…`, `time B=…`) was not
+# seen and the path its variable made ran under a deny rule.
+@pytest.mark.parametrize("command", [
+    "if true; then B=.git/hooks; fi; cp x $B/pre-commit",
+    "for f in a; do B=.git/hooks; done; cp x $B/pre-commit",
+    "{ B=.git/hooks; }; cp x $B/pre-commit", "true && { B=.git/hooks; } && cp x $B/pre-commit",
+    "while B=.git/hooks; do cp x $B/pre-commit; break; done",
+    "if B=.git/hooks; then cp x $B/pre-commit; fi", "! B=.git/hooks; cp x $B/pre-commit",
+    "time B=.git/hooks; cp x $B/pre-commit", "time -p B=.git/hooks; cp x $B/pre-commit",
+    "A=1 true; B=.git/hooks; echo x > $B/pre-commit",
+    "if true; then for B in .git/hooks; do cp x $B/pre-commit; done; fi",
+    "eval B=.git/hooks; cp x $B/pre-commit", 'eval "B=.git/hooks"; cp x $B/pre-commit',
+    "bash -c 'B=.git/hooks; cp x $B/pre-commit'",  # an inner line's own assignments
+    "sudo sh -c 'if true; then B=.git/hooks; fi; cp x $B/pre-commit'",
+])
+def test_an_assignment_after_a_reserved_word_is_read(project: Path, command: str) -> None:
+    verdict = shell_verdict(DENY_RM, command, "auto", working_dir=project)
+    assert verdict.action == "ask", command
+    assert "writes .git/hooks/pre-commit: a hook is a command a later git runs" in (
+        verdict.reason)
+
+
+@pytest.mark.parametrize("command", [
+    "if true; then export GIT_WORK_TREE=.git; fi; git checkout -- hooks/pre-commit",
+    "if true; then GIT_WORK_TREE=.git; export GIT_WORK_TREE; fi; git checkout -- hooks/x",
+    "eval export GIT_WORK_TREE=.git; git checkout -- hooks/x",
+    "bash -c 'GIT_WORK_TREE=.git git checkout -- hooks/x'",
+    "bash -c 'export GIT_WORK_TREE=.git; git checkout -- hooks/x'",
+])
+def test_git_s_environment_set_after_a_reserved_word_is_read(project: Path,
+                                                             command: str) -> None:
+    assert shell_verdict(DENY_RM, command, "auto", working_dir=project).reason.startswith(
+        "it sets GIT_WORK_TREE, as git --work-tree")
+
+
+@pytest.mark.parametrize("command", [
+    "if true; then B=src; fi; cp x $B/main.py", "time make", "time -p pytest -q",
+    "eval B=src; cp x $B/a.py", 'eval "echo hi"; cp x $B/a.py',
+    "bash -c 'B=src; cp x $B/a.py'", "bash -c 'make && pytest -q'", "sh -c 'git status'",
+    "echo | time B=.git/hooks; cp x $B/pre-commit",  # after | time is the program: no B
+    "A=1 true B=.git/hooks; echo x > $B/pre-commit",  # B=… is true's argument: B not set
+])
+def test_reserved_words_before_harmless_assignments_still_run(project: Path,
+                                                              command: str) -> None:
+    assert shell_verdict(DENY_RM, command, "auto", working_dir=project).action == "run"
