@@ -14,6 +14,7 @@ from goosectx.compaction.carry import FACTS_MARK
 from goosectx.tokens import TokenCounter
 
 TITLES = ("Files changed", "Errors", "Commands run", "User constraints", "Open to-do items")
+"""The facts sections' titles, in the order they are rendered."""
 CONSTRAINTS_LAST = (2,)
 """The lists (errors, commands, constraints, to-do items) a first pass of rounds keeps whole:
 the user's constraints, dropped only once the others are gone. The model can run a command
@@ -53,7 +54,7 @@ def pieces(sections: list[tuple[str, list[str]]]) -> list[str]:
 
 
 def rounds_by_texts(path_lines: list[str], dropped: list[list[str]], max_tokens: int,
-                     counter: TokenCounter, keep: Sequence[int] = ()) -> int:
+                    counter: TokenCounter, keep: Sequence[int] = ()) -> int:
     """Rounds of dropping after which the facts fit, or after which nothing is left to drop.
 
     ``dropped``: the errors, commands, constraints and to-do items, oldest first; each round
@@ -76,7 +77,7 @@ MAX_LINE_CHARS = 1_000
 
 
 def rounds_by_lines(path_lines: list[str], dropped: list[list[str]], max_tokens: int,
-                     counter: TokenCounter, keep: Sequence[int] = ()) -> int | None:
+                    counter: TokenCounter, keep: Sequence[int] = ()) -> int | None:
     """:func:`rounds_by_texts` from each line's own count: the same rounds, or None.
 
     Each line is counted once, newest first, and only as far back as the budget reaches,
