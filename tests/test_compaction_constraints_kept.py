@@ -53,3 +53,26 @@ def test_constraints_outlast_older_commands_through_five_compactions() -> None:
         session.conversation.append(Message.assistant("fine"))
     assert len(commands) < run  # the budget is tight: the oldest commands went
     assert "- shell `cmd call_t" in commands[-1]  # the newest are still listed
+
+
+def test_a_constraint_or_to_do_an_error_also_quotes_is_still_listed_and_carried() -> None:
+    """The deploy script's error repeated the user's rule and the plan's open item: the facts
+    left both out (the extractive summary's error named them), so the next compaction, which
+    reads constraints and to-do items from their own sections only, lost them."""
+    output = "Error: permission denied. Never use sudo. Next: fix deploy.sh permissions"
+    session = make_session([
+        Message.user("Deploy the app.\nNever use sudo."),
+        Message.assistant("Plan:\n- [x] build\n- [ ] fix deploy.sh permissions"),
+        Message.user("go on"),
+        *tool_pair(output, args={"command": "./deploy.sh"}, is_error=True),
+        Message.assistant("done " + words(100)), Message.user("next " + words(400)),
+        Message.assistant("ok " + words(400))])
+    for strategy in ("extractive", "llm", "llm"):
+        summariser = ScriptedProvider([_summary(False)])
+        collect(manager(session, None, summarizer=summariser, keep_recent_ratio=0,
+                        keep_user_tokens=0).compact(REQUEST, strategy=strategy))
+        facts = marked(session.conversation.agent_messages()[0].text)
+        assert "- Never use sudo." in facts["## User constraints (from the transcript)"]
+        assert "- fix deploy.sh permissions" in facts["## Open to-do items (from the transcript)"]
+        session.conversation.append(Message.user("more " + words(400)))
+        session.conversation.append(Message.assistant("ok " + words(400)))

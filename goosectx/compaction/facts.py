@@ -29,6 +29,7 @@ from goosectx.compaction.carry import (
     MODEL_PENDING,
     Facts,
     carried_errors_lines,
+    carried_lines,
     carried_text,
     is_constraint,
     may_name_constraint,
@@ -48,6 +49,9 @@ from goosectx.conversation import Message, TextContent, ToolRequest, ToolRespons
 from goosectx.tokens import TokenCounter
 
 MAX_COMMANDS = 20
+_OWN_SECTIONS = ("user constraints", "open to-do items")
+"""The sections (lower case, without the facts mark) that alone carry a constraint or a to-do
+item to the next compaction: one named only in another is listed in the facts again."""
 """Newest shell commands listed."""
 MAX_CONSTRAINT_CHARS = 300
 """Longest constraint line listed (a longer one is cut between words)."""
@@ -266,10 +270,15 @@ def merge_facts(summary_text: str, head: Sequence[Message], *, max_tokens: int,
     errors = [f"- {e}" for e in _last_errors(facts)
               if e not in kept and e not in fixed and not any(names_error(s, e) for s in shown)]
     commands = [f"- {c}" for c in _commands(head, memo, facts.commands) if c not in kept]
+    # A constraint or to-do item is carried by its own section only: named in another (an
+    # error's output, a file line), it would not be read back as one.
+    listed = {line[2:] for line in carried_lines(summary_text, _OWN_SECTIONS)
+              if line.startswith("- ")}
     constraints = [f"- {c}" for c in _constraints(head, memo, facts.constraints, resent)
-                   if c not in kept]
+                   if c not in listed]
+    listed_todos = {_todo_text(item) for item in listed}
     todos = [f"- {t}" for k, t in newest_todos(tail, facts.pending).items()
-             if not k.startswith(MODEL_PENDING) and _todo_text(t) not in kept]
+             if not k.startswith(MODEL_PENDING) and _todo_text(t) not in listed_todos]
     # Each line contained on its own: a constraint, error or to-do item that starts a block
     # (``<pre> blocks must stay``) would have the rest of the summary, and the user messages
     # re-sent after it, read as markup.
