@@ -55,10 +55,10 @@ def test_constraints_outlast_older_commands_through_five_compactions() -> None:
     assert "- shell `cmd call_t" in commands[-1]  # the newest are still listed
 
 
-def test_a_constraint_or_to_do_an_error_also_quotes_is_still_listed_and_carried() -> None:
-    """The deploy script's error repeated the user's rule and the plan's open item: the facts
-    left both out (the extractive summary's error named them), so the next compaction, which
-    reads constraints and to-do items from their own sections only, lost them."""
+def test_a_constraint_to_do_or_command_an_error_names_is_still_listed_and_carried() -> None:
+    """The deploy script's error repeated the user's rule and the plan's open item, and named
+    its command: the facts left all three out (the extractive summary's error named them), so
+    the next compaction, which reads each back from its own section only, lost them."""
     output = "Error: permission denied. Never use sudo. Next: fix deploy.sh permissions"
     session = make_session([
         Message.user("Deploy the app.\nNever use sudo."),
@@ -73,6 +73,7 @@ def test_a_constraint_or_to_do_an_error_also_quotes_is_still_listed_and_carried(
                         keep_user_tokens=0).compact(REQUEST, strategy=strategy))
         facts = marked(session.conversation.agent_messages()[0].text)
         assert "- Never use sudo." in facts["## User constraints (from the transcript)"]
+        assert "- shell `./deploy.sh`" in facts["## Commands run (from the transcript)"]
         assert "- fix deploy.sh permissions" in facts["## Open to-do items (from the transcript)"]
         session.conversation.append(Message.user("more " + words(400)))
         session.conversation.append(Message.assistant("ok " + words(400)))

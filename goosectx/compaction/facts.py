@@ -49,9 +49,9 @@ from goosectx.conversation import Message, TextContent, ToolRequest, ToolRespons
 from goosectx.tokens import TokenCounter
 
 MAX_COMMANDS = 20
-_OWN_SECTIONS = ("user constraints", "open to-do items")
-"""The sections (lower case, without the facts mark) that alone carry a constraint or a to-do
-item to the next compaction: one named only in another is listed in the facts again."""
+_OWN_SECTIONS = ("commands run", "user constraints", "open to-do items")
+"""The sections (lower case, without the facts mark) that alone carry a command, a constraint or
+a to-do item to the next compaction: one named only in another is listed in the facts again."""
 """Newest shell commands listed."""
 MAX_CONSTRAINT_CHARS = 300
 """Longest constraint line listed (a longer one is cut between words)."""
@@ -269,11 +269,11 @@ def merge_facts(summary_text: str, head: Sequence[Message], *, max_tokens: int,
     fixed = fixed_in(tail, facts.errors, memo.label, memo.error) if tail else set()
     errors = [f"- {e}" for e in _last_errors(facts)
               if e not in kept and e not in fixed and not any(names_error(s, e) for s in shown)]
-    commands = [f"- {c}" for c in _commands(head, memo, facts.commands) if c not in kept]
-    # A constraint or to-do item is carried by its own section only: named in another (an
-    # error's output, a file line), it would not be read back as one.
+    # A command, constraint or to-do item is carried by its own section only: named in
+    # another (a failing command's error, an error's output), it would not be read back as one.
     listed = {line[2:] for line in carried_lines(summary_text, _OWN_SECTIONS)
               if line.startswith("- ")}
+    commands = [f"- {c}" for c in _commands(head, memo, facts.commands) if c not in listed]
     constraints = [f"- {c}" for c in _constraints(head, memo, facts.constraints, resent)
                    if c not in listed]
     listed_todos = {_todo_text(item) for item in listed}
