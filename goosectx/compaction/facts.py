@@ -7,8 +7,9 @@ fixed), the shell commands and extension calls run (deduplicated, newest 20), th
 constraints (the prose request lines :data:`~goosectx.compaction.carry.CONSTRAINT` finds, a
 rule a later line changed marked so: :mod:`.constraint_change`), the open to-do items (the
 tail's newest list wins) and the next step the assistant stated (:mod:`.stated_step`). Each is
-added under its own heading marked ``(from the transcript)``
-unless the summary already names it. An earlier summary in the head carries its facts into the next
+added under its own heading marked ``(from the transcript)`` unless the summary already names
+it in a section read back (a command, constraint or to-do item: in its own section,
+:data:`_OWN_SECTIONS`). An earlier summary in the head carries its facts into the next
 (:func:`goosectx.compaction.gather.gather_facts` reads them back from its text), so they survive
 any number of compactions, across processes, whatever each summariser writes. Past
 ``summary_facts_tokens`` paths are grouped by directory (``src/api/: 143 files edited``) —
