@@ -224,16 +224,17 @@ class SummaryOverBudget(CompactionWouldGrow):
     """
 
     def __init__(self, growth: CompactionWouldGrow, summary_tokens: int,
-                 budget_tokens: int, *, stopped_at: int | None = None) -> None:
+                 budget_tokens: int, *, stopped_at: tuple[int, int] | None = None) -> None:
         super().__init__(growth.tokens_before, growth.tokens_after)
         stopped = stopped_at is not None
-        per_token = (stopped_at or 0) // max(1, 2 * budget_tokens)
-        self.change = (f"passed {stopped_at:,} characters, twice its budget of "
+        chars, per_token = stopped_at or (0, 0)
+        self.change = (f"passed {chars:,} characters, twice its budget of "
                        f"{budget_tokens:,} tokens at {per_token} characters a token, and was "
                        f"stopped there ({summary_tokens:,} tokens)") if stopped else growth.change
         """What the summary did. ``stopped_at``: the characters past which its reply was
         stopped (twice its budget, counted in characters: the tokens read may be only a little
-        over the budget, so they are not called far over it)."""
+        over the budget, so they are not called far over it) and the characters counted as a
+        token for that cut (:data:`goosectx.compaction.summarize.STOP_CHARS_PER_TOKEN`)."""
         self.message = (f"the model's summary {self.change}; nothing changed" if stopped else
                         f"the model's summary ({summary_tokens:,} tokens) was far over its "
                         f"budget of {budget_tokens:,}; nothing changed")

@@ -50,16 +50,26 @@ from typing import Any, TypeVar, dataclass_transform
 _T = TypeVar("_T")
 
 
+def _slotted(cls: type[_T]) -> type[_T]:
+    """``cls`` as a slotted dataclass with no generated method (each decorator adds its own)."""
+    return dataclass(slots=True, init=False, eq=False, repr=False)(cls)
+
+
+def _bare(cls: type[_T]) -> type[_T]:
+    """:func:`_slotted` with the ``__init__`` made at its first use, fields assignable."""
+    return _lazy_init(_slotted(cls), frozen=False)
+
+
 @dataclass_transform(frozen_default=True, eq_default=False)
 def plain_record(cls: type[_T]) -> type[_T]:
     """``cls`` as a slotted dataclass without generated compare, hash, repr or frozen methods."""
-    return _lazy_init(dataclass(slots=True, init=False, eq=False, repr=False)(cls), frozen=False)
+    return _bare(cls)
 
 
 @dataclass_transform(eq_default=False)
 def mutable_record(cls: type[_T]) -> type[_T]:
     """:func:`plain_record` whose fields may be assigned to (as mypy reads it too)."""
-    return _lazy_init(dataclass(slots=True, init=False, eq=False, repr=False)(cls), frozen=False)
+    return _bare(cls)
 
 
 @dataclass_transform(frozen_default=True)
@@ -69,7 +79,7 @@ def compared_record(cls: type[_T]) -> type[_T]:
     The two are those ``dataclass(unsafe_hash=True)`` generates, as closures: the fields that
     compare (``field(compare=False)`` ones do not), in a tuple, compared or hashed.
     """
-    made = _lazy_init(dataclass(slots=True, init=False, eq=False, repr=False)(cls), frozen=False)
+    made = _bare(cls)
     record: Any = made
     compared = _values(tuple(f.name for f in fields(record) if f.compare))
     hashed = _values(tuple(f.name for f in fields(record)
@@ -301,7 +311,7 @@ def value_record(cls: type[_T]) -> type[_T]:
     (closures over the field names) and ``__hash__ = None``, as a dataclass that compares and
     is not frozen has.
     """
-    made = _lazy_init(dataclass(slots=True, init=False, eq=False, repr=False)(cls), frozen=False)
+    made = _bare(cls)
     methods = _methods(made, hashed=False)
     _put(made, {name: methods[name] for name in ("__eq__", "__repr__", "__hash__")})
     record: Any = made
@@ -310,7 +320,7 @@ def value_record(cls: type[_T]) -> type[_T]:
 
 
 def _frozen(cls: type[_T], hashed: bool) -> type[_T]:
-    made = dataclass(slots=True, init=False, repr=False, eq=False)(cls)
+    made = _slotted(cls)
     _put(made, _methods(made, hashed))
     params = made.__dataclass_params__  # type: ignore[attr-defined]
     params.repr = params.eq = params.frozen = True

@@ -324,7 +324,7 @@ def test_the_problem_note_counts_this_spans_errors_and_says_one_tool_call() -> N
         assert f" with 1 tool call and 1 error{carried}." in problem, problem
 
 
-@pytest.mark.parametrize("path", ["src/we`ird.py", "`quoted`.py"])
+@pytest.mark.parametrize("path", ["src/we`ird.py", "`quoted`.py", "`src/x.py"])
 def test_a_file_whose_path_holds_a_backtick_carries_through_a_second_compaction(
         path: str) -> None:
     """Its line is ``- ``src/we`ird.py``: written`` (a longer fence); it was not read back."""

@@ -24,6 +24,7 @@ from compaction_support import (
 )
 
 from goosectx.compaction.manager import ContextManager
+from goosectx.compaction.summarize import STOP_CHARS_PER_TOKEN, stop_chars
 from goosectx.conversation import Message, SystemNotification
 from goosectx.errors import CompactionWouldGrow, SummaryOverBudget
 from goosectx.providers.scripted import ScriptedProvider
@@ -90,9 +91,11 @@ def test_a_summary_request_that_does_not_fit_is_not_called_an_unusable_reply() -
 
 @pytest.mark.parametrize("budget", [400, 800])
 def test_a_stopped_summary_is_said_to_pass_twice_its_budget_in_characters(budget: int) -> None:
+    stopped = stop_chars(budget)
     over = SummaryOverBudget(CompactionWouldGrow(1_000, 1_000), 512, budget,
-                             stopped_at=budget * 12)
+                             stopped_at=(stopped, STOP_CHARS_PER_TOKEN))
     assert "far over" not in over.message
-    assert over.message == (f"the model's summary passed {budget * 12:,} characters, twice its "
-                            f"budget of {budget} tokens at 6 characters a token, and was "
-                            "stopped there (512 tokens); nothing changed")
+    assert stopped == 2 * budget * STOP_CHARS_PER_TOKEN  # "twice its budget" in characters
+    assert over.message == (f"the model's summary passed {stopped:,} characters, twice its "
+                            f"budget of {budget} tokens at {STOP_CHARS_PER_TOKEN} characters a "
+                            "token, and was stopped there (512 tokens); nothing changed")

@@ -9,33 +9,46 @@ when the request carries one.
 
 from __future__ import annotations
 
+import re
+
 from compaction_support import make_session, manager
 
 from goosectx.cli.reports import ContextFacts
 from goosectx.compaction.figures import RequestContext
+from goosectx.compaction.manager import ContextManager
 from goosectx.providers.scripted import ScriptedProvider
 from goosectx.tokens import TokenCounter
 
+LIMIT = 2_000
 BIG = RequestContext("rules " * 700)  # ~700 tokens of a 2,000-token window: over 30%
 TOOLS = [{"name": f"big__tool{i}", "description": "does things " * 40,
           "parameters": {"type": "object", "properties": {}}} for i in range(2)]
 
 
-def _notice(request: RequestContext, source: str = "") -> str:
-    cm = manager(make_session(), ScriptedProvider([], context_limit_tokens=2_000),
+def _manager(source: str = "") -> ContextManager:
+    cm = manager(make_session(), ScriptedProvider([], context_limit_tokens=LIMIT),
                  threshold_ratio=0.3)
     if source:
         cm.settings.sources["threshold_ratio"] = source
-    notice = cm.fixed_part_notice(request)
+    return cm
+
+
+def _notice(request: RequestContext, source: str = "") -> str:
+    notice = _manager(source).fixed_part_notice(request)
     assert notice is not None
     return notice
 
 
 def test_the_pause_names_the_threshold_and_raising_it_and_no_extension() -> None:
+    share = _manager().fixed_tokens(BIG) / LIMIT  # the fixed part as the manager counts it
+    assert 0.3 <= share < 0.9  # over the threshold, with room for a conversation above it
     notice = _notice(BIG)
     assert "over the 30% auto-compaction threshold" in notice, notice
-    assert "Raise auto_compact_threshold in the config (or GOOSE_AUTO_COMPACT_THRESHOLD) " \
-           "above 0.36" in notice, notice  # 701 tokens: 35.05% of the window
+    named = re.search(r"Raise auto_compact_threshold in the config \(or "
+                      r"GOOSE_AUTO_COMPACT_THRESHOLD\) above (0\.\d\d) ", notice)
+    assert named, notice
+    above = float(named.group(1))  # the least two-decimal threshold that leaves room
+    assert above - 0.01 < share <= above, (share, notice)
     assert "(now 0.3, the default)" in notice
     assert "extension" not in notice  # none is configured: the tokens are ours
 

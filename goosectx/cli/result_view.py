@@ -101,9 +101,7 @@ def _result_lines(console: Console, header: str, style: str, rows: list[tuple[st
         look = row_styles.get(row_style)
         if look is None:
             look = row_styles[row_style] = base + console.get_style(row_style)
-        pieces = [line] if _fits(line, room) else [
-            row.plain for row in Text(line).wrap(console, room, overflow="fold")]
-        for piece in pieces:
+        for piece in _wrapped(console, line, room):
             segments.append(gutter)
             if piece:
                 segments.append(Segment(piece, look))
@@ -129,11 +127,18 @@ def indented_rows(text: Text, console: Console, line: str, style: str = "", *,
     ``width``: the console's width, when the caller has read it for many lines.
     """
     room = max((console.width if width is None else width) - indent.cell_len, 8)
-    if _fits(line, room):  # one row, as rich's wrap would make it (a tenth of its cost)
-        text.append("\n").append_text(indent).append(line, style)
-        return
-    for row in Text(line, style=style).wrap(console, room, overflow="fold"):
-        text.append("\n").append_text(indent).append_text(row)
+    for row in _wrapped(console, line, room):
+        text.append("\n").append_text(indent).append(row, style)
+
+
+def _wrapped(console: Console, line: str, room: int) -> list[str]:
+    """``line``'s rows at ``room`` columns, as rich's wrap (``fold``) makes them.
+
+    A line that :func:`_fits` is its one row, as the wrap would make it (a tenth of its cost).
+    """
+    if _fits(line, room):
+        return [line]
+    return [row.plain for row in Text(line).wrap(console, room, overflow="fold")]
 
 
 def _prewrapped(header: str, width: int) -> bool:

@@ -39,6 +39,7 @@ from goosectx.compaction.plan import (
 )
 from goosectx.compaction.scan_state import ScanCache
 from goosectx.compaction.summarize import (
+    STOP_CHARS_PER_TOKEN,
     SummaryCancelled,
     SummaryResult,
     WindowShrank,
@@ -201,7 +202,8 @@ def execute(
         over = SummaryOverBudget(CompactionWouldGrow(before, before),
                                  budget.scaled(counter.count_text(summary.text)),
                                  budget.summary_max_tokens,
-                                 stopped_at=stop_chars(budget.summary_max_tokens))
+                                 stopped_at=(stop_chars(budget.summary_max_tokens),
+                                             STOP_CHARS_PER_TOKEN))
         if not fallback_extractive:  # refused, and billed: the provider was paid for it
             yield from _bill(session, summary.call, context_limit_tokens)
             raise over

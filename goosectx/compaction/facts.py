@@ -7,8 +7,9 @@ fixed), the shell commands and extension calls run (deduplicated, newest 20), th
 constraints (the prose request lines :data:`~goosectx.compaction.carry.CONSTRAINT` finds, a
 rule a later line changed marked so: :mod:`.constraint_change`), the open to-do items (the
 tail's newest list wins) and the next step the assistant stated (:mod:`.stated_step`). Each is
-added under its own heading marked ``(from the transcript)``
-unless the summary already names it. An earlier summary in the head carries its facts into the next
+added under its own heading marked ``(from the transcript)`` unless the summary already names
+it in a section read back (a command, constraint or to-do item: in its own section,
+:data:`_OWN_SECTIONS`). An earlier summary in the head carries its facts into the next
 (:func:`goosectx.compaction.gather.gather_facts` reads them back from its text), so they survive
 any number of compactions, across processes, whatever each summariser writes. Past
 ``summary_facts_tokens`` paths are grouped by directory (``src/api/: 143 files edited``) —
@@ -25,11 +26,11 @@ from collections.abc import Collection, Sequence
 from goosectx.compaction.actions import actions_from_tool_call, inline_code, normalize_tool_name
 from goosectx.compaction.blocks import contained, one_line_code
 from goosectx.compaction.carry import (
-    FACTS_MARK,
     LATER_PASSED,
     MODEL_PENDING,
     Facts,
     carried_errors_lines,
+    carried_lines,
     carried_text,
     is_constraint,
     may_name_constraint,
@@ -39,6 +40,7 @@ from goosectx.compaction.carry import (
 from goosectx.compaction.condensed import with_condensed_pairs
 from goosectx.compaction.constraint_change import may_change, request_lines, settled
 from goosectx.compaction.cuts import word_head
+from goosectx.compaction.facts_fit import MAX_LINE_CHARS, fit_facts, render, titled
 from goosectx.compaction.fixed_errors import fixed_in
 from goosectx.compaction.gather import gather_facts
 from goosectx.compaction.memo import ScanMemo
@@ -48,9 +50,14 @@ from goosectx.conversation import Message, TextContent, ToolRequest, ToolRespons
 from goosectx.tokens import TokenCounter
 
 MAX_COMMANDS = 20
+_OWN_SECTIONS = ("commands run", "user constraints", "open to-do items")
+"""The sections (lower case, without the facts mark) that alone carry a command, a constraint or
+a to-do item to the next compaction: one named only in another is listed in the facts again."""
 """Newest shell commands listed."""
 MAX_CONSTRAINT_CHARS = 300
 """Longest constraint line listed (a longer one is cut between words)."""
+MAX_WHOLE_CONSTRAINT_CHARS = MAX_LINE_CHARS - len("- ")
+"""Longest constraint line listed whole when the model has no other whole copy of it."""
 _SHELL = {"shell", "bash", "exec", "execute_bash", "run_shell_command", "exec_command",
           "terminal", "run_command", "command"}
 
@@ -243,8 +250,9 @@ def merge_facts(summary_text: str, head: Sequence[Message], *, max_tokens: int,
         The summary unchanged when it already names every fact in a section a later
         compaction reads back (:func:`~goosectx.compaction.gather.carried_text`); else the
         summary, a blank line and ``## … (from the transcript)`` sections. The sections fit
-        ``max_tokens`` (paths grouped by directory, then the oldest commands, errors,
-        constraints and to-do items dropped, one of each a round, until the text fits) except
+        ``max_tokens`` (paths grouped by directory, then the oldest errors, commands and to-do
+        items dropped, one of each a round, until the text fits, then, only when none of
+        those is left, the oldest user constraints: :func:`.facts_fit.fit_facts`) except
         the grouped paths, which are always kept. ``memo``: the compaction's scan memo
         (:mod:`goosectx.compaction.memo`), shared with its other scans of the same messages.
         ``resent``: ids of the head messages the model gets whole copies of
@@ -262,137 +270,30 @@ def merge_facts(summary_text: str, head: Sequence[Message], *, max_tokens: int,
     fixed = fixed_in(tail, facts.errors, memo.label, memo.error) if tail else set()
     errors = [f"- {e}" for e in _last_errors(facts)
               if e not in kept and e not in fixed and not any(names_error(s, e) for s in shown)]
-    commands = [f"- {c}" for c in _commands(head, memo, facts.commands) if c not in kept]
+    # A command, constraint or to-do item is carried by its own section only: named in
+    # another (a failing command's error, an error's output), it would not be read back as one.
+    listed = {line[2:] for line in carried_lines(summary_text, _OWN_SECTIONS)
+              if line.startswith("- ")}
+    commands = [f"- {c}" for c in _commands(head, memo, facts.commands) if c not in listed]
     constraints = [f"- {c}" for c in _constraints(head, memo, facts.constraints, resent)
-                   if c not in kept]
+                   if c not in listed]
+    listed_todos = {_todo_text(item) for item in listed}
     todos = [f"- {t}" for k, t in newest_todos(tail, facts.pending).items()
-             if not k.startswith(MODEL_PENDING) and _todo_text(t) not in kept]
+             if not k.startswith(MODEL_PENDING) and _todo_text(t) not in listed_todos]
     # Each line contained on its own: a constraint, error or to-do item that starts a block
     # (``<pre> blocks must stay``) would have the rest of the summary, and the user messages
     # re-sent after it, read as markup.
     errors, commands, constraints, todos = ([contained(line) for line in lines] for lines in
                                             (errors, commands, constraints, todos))
     step = facts.stated_step  # kept whole, its room taken first
-    step_text = (_render([(STEP_TITLE, [contained(f"- {step}")])]) if step and step not in kept
+    step_text = (render([(STEP_TITLE, [contained(f"- {step}")])]) if step and step not in kept
                  else "")
     if step_text:
         max_tokens = max(0, max_tokens - counter.count_kept_text(step_text + "\n\n"))
     path_lines = [f"- {one_line_code(p)}: {v}" for p, v in paths]
-    text = _render(_titled(path_lines, errors, commands, constraints, todos))
+    text = render(titled(path_lines, errors, commands, constraints, todos))
     if text and counter.count_kept_text(text, max_tokens) > max_tokens:
-        path_lines = _grouped(paths)
-        text = _render(_titled(path_lines, errors, commands, constraints, todos))
-        if (counter.count_kept_text(text, max_tokens) > max_tokens
-                and (commands or constraints or errors or todos)):
-            rounds = _rounds_by_lines(path_lines, [errors, commands, constraints, todos],
-                                      max_tokens, counter)
-            if rounds is None:  # counted text by text
-                rounds = _rounds_by_texts(path_lines, [errors, commands, constraints, todos],
-                                          max_tokens, counter)
-            text = _render(_titled(path_lines, errors[rounds:], commands[rounds:],
-                                   constraints[rounds:], todos[rounds:]))
+        text = fit_facts(_grouped(paths), [errors, commands, constraints, todos], max_tokens,
+                         counter)
     text = "\n\n".join(t for t in (text, step_text) if t)
     return f"{summary_text.rstrip()}\n\n{text}\n" if text else summary_text
-
-
-_TITLES = ("Files changed", "Errors", "Commands run", "User constraints", "Open to-do items")
-
-
-def _titled(*lines: list[str]) -> list[tuple[str, list[str]]]:
-    """The facts sections in order: (title, its ``- …`` lines)."""
-    return list(zip(_TITLES, lines, strict=True))
-
-
-def _render(sections: list[tuple[str, list[str]]]) -> str:
-    """The facts text: each section with lines, its heading, a blank line and the lines."""
-    return "\n\n".join(f"## {title} {FACTS_MARK}\n\n" + "\n".join(lines)
-                       for title, lines in sections if lines)
-
-
-def _pieces(sections: list[tuple[str, list[str]]]) -> list[str]:
-    """:func:`_render`'s text cut before each line that starts with ``-`` or ``#``.
-
-    ``"".join(_pieces(s)) == _render(s)``: a heading with its blank line, each line with its
-    line break, a section's last line with the blank line after it (none after the last).
-    """
-    present = [(title, lines) for title, lines in sections if lines]
-    out: list[str] = []
-    for n, (title, lines) in enumerate(present):
-        out.append(f"## {title} {FACTS_MARK}\n\n")
-        out += [line + "\n" for line in lines[:-1]]
-        out.append(lines[-1] + ("\n\n" if n < len(present) - 1 else ""))
-    return out
-
-
-def _rounds_by_texts(path_lines: list[str], dropped: list[list[str]], max_tokens: int,
-                     counter: TokenCounter) -> int:
-    """Rounds of dropping after which the facts fit, or after which nothing is left to drop.
-
-    ``dropped``: the errors, commands, constraints and to-do items, oldest first; each round
-    drops the oldest of each. The whole text is counted after each round.
-    """
-    rounds = 0
-    while any(len(lines) > rounds for lines in dropped):
-        rounds += 1
-        text = _render(_titled(path_lines, *(lines[rounds:] for lines in dropped)))
-        if counter.count_kept_text(text, max_tokens) <= max_tokens:
-            break
-    return rounds
-
-
-ADDITIVE_ENCODINGS = frozenset({"o200k_base", "cl100k_base"})
-"""Encodings in which a facts text counts as the sum of its :func:`_pieces` (see below)."""
-MAX_LINE_CHARS = 1_000
-"""Longest facts line for which :func:`_rounds_by_lines` applies (pieces within one count)."""
-MAX_WHOLE_CONSTRAINT_CHARS = MAX_LINE_CHARS - len("- ")
-"""Longest constraint line listed whole when the model has no other whole copy of it."""
-
-
-def _rounds_by_lines(path_lines: list[str], dropped: list[list[str]], max_tokens: int,
-                     counter: TokenCounter) -> int | None:
-    """:func:`_rounds_by_texts` from each line's own count: the same rounds, or None.
-
-    Each line is counted once, newest first, and only as far back as the budget reaches,
-    instead of the whole text after every round. The figure is the same: with the
-    pre-tokenizer of :data:`ADDITIVE_ENCODINGS` no pre-token spans a line break followed by
-    ``-`` or ``#`` (a word or number never holds a line break, a run of punctuation ends
-    with line breaks and slashes only, whitespace runs hold whitespace only; an ending at
-    such a place is matched as in the whole text, the pattern looking neither behind nor, for
-    a run ending with a line break, ahead), so BPE, which works within pre-tokens, counts the
-    text as the sum of its :func:`_pieces`. :func:`goosectx.token_pieces.token_len` counts a
-    text over 4,096 characters in parts cut after a line break followed by a non-space,
-    which in a facts text whose lines hold no line break and are at most
-    :data:`MAX_LINE_CHARS` long is always such a place, so its parts add up the same way.
-    None (count text by text) for another encoding, or a line that breaks either condition.
-    """
-    if counter.encoding not in ADDITIVE_ENCODINGS or any(
-            "\n" in line or len(line) > MAX_LINE_CHARS
-            for lines in (path_lines, *dropped) for line in lines):
-        return None
-    encoding = counter.encoding
-    counts: dict[str, int] = {}
-
-    def count(piece: str) -> int:
-        hit = counts.get(piece)
-        if hit is None:
-            hit = counts[piece] = counter.count_kept_text(piece)
-        return hit
-
-    # What every text keeps: the path lines but the last (each piece is at least a token).
-    kept_tokens = (count(f"## {_TITLES[0]} {FACTS_MARK}\n\n")
-                   + sum(count(line + "\n") for line in path_lines[:-1])) if path_lines else 0
-    last_round = max(map(len, dropped))
-    start = 1
-    for at in range(last_round - 1, 0, -1):  # each list's line ``at`` but its last: dropped
-        kept_tokens += sum(count(lines[at] + "\n") for lines in dropped  # after round ``at``
-                           if at < len(lines) - 1)
-        if kept_tokens > max_tokens:  # so do the texts of every earlier round
-            start = at + 1
-            break
-    rounds = start
-    while rounds < last_round and sum(map(count, _pieces(_titled(
-            path_lines, *(lines[rounds:] for lines in dropped))))) > max_tokens:
-        rounds += 1
-    if counter.encoding != encoding:  # the encoding did not load: counts of another kind
-        return None
-    return rounds

@@ -142,6 +142,8 @@ def render_markdown(summary: StructuredSummary) -> str:
     for key, value in summary.extra.items():
         if value in (None, "", [], {}):
             continue
+        # Not a second escape of what _field/_item escaped: an object's keys reach here raw,
+        # and "- " items joined may underline the line above (a heading of their own).
         lines += ["", f"## {model_heading(key.replace('_', ' ').capitalize())}", "",
                   without_headings(_render_extra(value))]
     return "\n".join(lines).rstrip() + "\n"
