@@ -1,15 +1,17 @@
 """The scale table's counted ``compact --dry-run`` row alone, for one or more checkouts.
 
 ``python bench/scale_dry.py [--data DIR] [--sizes 1000,10000] [--repeat 5]
-[--checkout PATH ...] [--check]``
+[--checkout PATH ...] [--check] [--steady]``
 
-The row as ``bench/run.py --scale`` measures it (:mod:`scale`): a second ``compact --dry-run``
-of a generated session whose counts (and facts-scan state) an earlier dry run stored, against
+The row as ``bench/run.py --scale`` measures it (:mod:`scale`): the second ``compact --dry-run``
+of a generated session, whose counts (and facts-scan state) an earlier dry run stored, against
 the raw load (``scale_raw.py load``: the same start-up, then ``SELECT`` + ``json.loads``). The
 data is generated once under ``--data`` (kept between runs: the 100k session takes a while);
-each checkout gets its own copy of it (a scan state kept by another build is rewritten), and
-the runs alternate — raw load, then each checkout — so a machine that gets busier moves every
-column alike. Besides wall seconds, each process's CPU (user + sys, ``wait4``) and minor page
+each measured run gets a fresh copy of it and its one earlier dry run, as the table's row does
+(the second run still writes: the result lines its plan measured, which a third run reads —
+``--steady`` measures such later runs instead, on one copy per checkout), and the runs
+alternate — raw load, then each checkout — so a machine that gets busier moves every column
+alike. Besides wall seconds, each process's CPU (user + sys, ``wait4``) and minor page
 faults are given: on a machine shared with other work those are the steadier figures; and the
 modules each checkout's dry run imports (one more run under ``python -X importtime``: the
 modules it lists, those loaded before ``site`` ran included).
@@ -90,17 +92,22 @@ DRY = ["-m", "goosectx", "compact", SESSION_NAME, "--dry-run"]
 VARIANTS = ([], ["--json"], ["--strategy", "extractive"], ["--strategy", "extractive", "--json"])
 
 
-def _size(data: Path, count: int, checkouts: list[Path], repeat: int, check: bool) -> bool:
+def _counted_copy(data: Path, home: Path, count: int, i: int, checkout: Path) -> dict[str, str]:
+    """The environment of a fresh copy of ``home`` for ``checkout``, its counts stored."""
+    work = data / "work"
+    copy = data / f"copy-{count}-{i}"
+    shutil.rmtree(copy, ignore_errors=True)
+    shutil.copytree(home, copy, ignore=shutil.ignore_patterns(CACHE_DIR))
+    env = _checkout_env(copy, checkout)
+    _measured([PY, *DRY], env, work)  # the earlier process that stores the counts
+    return env
+
+
+def _size(data: Path, count: int, checkouts: list[Path], repeat: int, check: bool,
+          steady: bool = False) -> bool:
     home, sid = _data(data, count)
     work = data / "work"
-    homes = []
-    for i, checkout in enumerate(checkouts):
-        copy = data / f"copy-{count}-{i}"
-        shutil.rmtree(copy, ignore_errors=True)
-        shutil.copytree(home, copy, ignore=shutil.ignore_patterns(CACHE_DIR))
-        env = _checkout_env(copy, checkout)
-        _measured([PY, *DRY], env, work)  # the earlier process that stores the counts
-        homes.append(env)
+    homes = [_counted_copy(data, home, count, i, c) for i, c in enumerate(checkouts)]
     same = True
     if check:
         for extra in VARIANTS:
@@ -115,6 +122,8 @@ def _size(data: Path, count: int, checkouts: list[Path], repeat: int, check: boo
     for _ in range(repeat):
         runs[0].append(_measured([PY, RAW, "load", str(home), sid], raw_env, work))
         for i, env in enumerate(homes):
+            if not steady:  # the table's row: the second dry run of a fresh copy
+                env = _counted_copy(data, home, count, i, checkouts[i])
             runs[i + 1].append(_measured([PY, *DRY], env, work))
     medians = [tuple(statistics.median(r[k] for r in rs) for k in range(3)) for rs in runs]
     imports = [_imports([PY, RAW, "load", str(home), sid], raw_env, work),
@@ -138,11 +147,15 @@ def main(argv: list[str] | None = None) -> int:
                         help="a goosectx checkout to measure (repeatable; default: this one)")
     parser.add_argument("--check", action="store_true",
                         help="first compare the checkouts' outputs byte for byte")
+    parser.add_argument("--steady", action="store_true",
+                        help="measure the third and later dry runs of one copy (nothing left "
+                             "to write) instead of the second of a fresh copy")
     args = parser.parse_args(argv)
     checkouts = [c.resolve() for c in args.checkout or [ROOT]]
     same = True
     for count in (int(s) for s in args.sizes.split(",") if s.strip()):
-        same = _size(args.data, count, checkouts, args.repeat, args.check) and same
+        same = _size(args.data, count, checkouts, args.repeat, args.check,
+                     args.steady) and same
     return 0 if same else 1
 
 

@@ -145,7 +145,9 @@ class Conversation:
     Nothing is ever deleted from it; compaction flips flags and appends. ``messages`` is
     always a :class:`MessageList`: a plain list given (to the constructor, or assigned) is
     copied into one, so a change made afterwards to the list given is not the
-    conversation's — change ``conversation.messages`` itself.
+    conversation's — change ``conversation.messages`` itself. A :class:`MessageList` given
+    is taken as it is, not copied: a builder of a whole new history (a compaction's layout)
+    makes one, so replacing a 100k-message history costs no extra pass over it.
     """
 
     messages: list[Message] = field(default_factory=MessageList)
@@ -169,6 +171,14 @@ class Conversation:
     def append(self, message: Message) -> None:
         """Append one message."""
         self.messages.append(message)
+
+    def snapshot(self) -> Conversation:
+        """A conversation of the same messages in a list of its own (one copy, in C).
+
+        What an event carries (``HistoryReplaced``): later changes to this conversation are
+        not the snapshot's.
+        """
+        return Conversation(MessageList(self.messages))
 
     def user_view(self) -> list[Message]:
         """The transcript: every ``user_visible`` message, in order, unchanged."""

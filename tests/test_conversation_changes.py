@@ -128,6 +128,24 @@ def test_a_list_given_is_copied_so_later_changes_go_through_the_conversation() -
                                                                  conversation.messages[1].text]
 
 
+def test_a_message_list_given_is_the_conversations_and_a_snapshot_keeps_its_own() -> None:
+    built = MessageList([_message(0), _message(1), _message(3)])  # as a compaction's layout
+    conversation = Conversation()
+    conversation.agent_messages()
+    conversation.messages = built
+    assert conversation.messages is built  # taken as it is: no copy of a 100k history
+    assert conversation.agent_messages() == _fresh(conversation)
+    snapshot = conversation.snapshot()  # what an event carries
+    seen = [m.id for m in snapshot.messages]
+    built.append(_message(0))
+    built[0] = replace(built[0], metadata=MessageMetadata.user_only())
+    assert [m.id for m in snapshot.messages] == seen  # later changes are not the event's
+    assert type(snapshot.messages) is MessageList
+    assert snapshot.agent_messages() == _fresh(snapshot)
+    assert conversation.agent_messages() == _fresh(conversation)
+    assert len(conversation.agent_messages()) == len(snapshot.agent_messages())  # -1 +1
+
+
 def test_a_copied_or_pickled_conversation_reads_and_changes_as_its_list_does() -> None:
     copies: dict[str, Callable[[Conversation], Conversation]] = {
         "copy": copy.copy, "deepcopy": copy.deepcopy,

@@ -357,6 +357,29 @@ def test_a_long_head_hidden_beside_another_sessions_rows_is_stored_row_by_row(st
     assert metadata(other.id) == [m.metadata.to_dict() for m in theirs]
 
 
+@pytest.mark.parametrize("counted", ["none", "some", "all"])
+def test_a_long_head_hidden_keeps_the_stored_counts_whichever_rows_were_counted(store, counted):
+    """A run of hidden rows is stored whether its rows' counts were saved (each has a state
+    row then: changed in place) or not, or for some only; the counts stay as saved."""
+    session = store.create_session(Path("."))
+    msgs = [Message.user(f"m{i}") for i in range(60)]
+    for m in msgs:
+        store.append_message(session.id, m)
+    saved = {"none": [], "some": msgs[10:30], "all": msgs}[counted]
+    store.save_token_counts(session.id, {m.id: TokenCount(i + 3, "o200k_base")
+                                         for i, m in enumerate(saved)})
+    hidden = [m.with_metadata(agent_visible=False, hidden_by="cmp_1") for m in msgs[:50]]
+    summary = Message.user("summary", MessageMetadata.agent_only()).with_metadata(
+        is_summary=True, compaction_id="cmp_1")
+    compacted = [*hidden, summary, *msgs[50:]]
+    store.replace_history(session.id, Conversation(compacted))
+    loaded = store.load(session.id)
+    assert [m.metadata.to_dict() for m in loaded.conversation] == [
+        m.metadata.to_dict() for m in compacted]
+    assert loaded.token_counts == {m.id: TokenCount(i + 3, "o200k_base")
+                                   for i, m in enumerate(saved)}
+
+
 def test_a_new_session_named_with_a_stored_id_is_refused_even_when_it_came_with_that_id(store,
                                                                                       tmp_path):
     """An imported session whose id and name are both another session's id: its id is drawn

@@ -288,8 +288,7 @@ def execute(
     if growth is not None:
         yield from _bill(session, summary.call, context_limit_tokens)  # though nothing changes
         raise growth
-    conversation.messages = new
-    new = conversation.messages  # its own copy (a MessageList): the notice goes there
+    conversation.messages = new  # taken as it is (the layout made a MessageList): no copy
     after = reestimate()
     cost = summary.call.usage.cost_usd if summary.call is not None else None
     notice_at = next(i for i in range(len(new) - 1, -1, -1)  # the layout's last message
@@ -305,7 +304,7 @@ def execute(
         state.auto_compaction_paused = state.paused_by_undo = False  # made lifts the pause
         state.pause_reason = ""
         # (a reactive one is judged by the next report again, and may pause it again)
-    yield HistoryReplaced(Conversation(list(new)), trigger, shown_before, after, cost, strategy,
+    yield HistoryReplaced(conversation.snapshot(), trigger, shown_before, after, cost, strategy,
                           summary.call, state.auto_compaction_paused, summary.rung)
     elided = elided_notice(new, cid)
     if elided is not None:

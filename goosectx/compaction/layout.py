@@ -29,6 +29,7 @@ from goosectx.compaction.tail import MIN_TURN_PAIRS, Split, split, unread_notes
 from goosectx.conversation import (
     Conversation,
     Message,
+    MessageList,
     MessageMetadata,
     build_message,
     repair_prefix,
@@ -63,10 +64,13 @@ def continuation_kind(trigger: CompactionTrigger, agent_messages: Sequence[Messa
     return "conversation"
 
 
-def hide_from_agent(messages: Sequence[Message]) -> list[Message]:
-    """Every message with ``agent_visible=False``; user visibility and content unchanged."""
-    return [m.with_metadata(agent_visible=False) if m.metadata.agent_visible else m
-            for m in messages]
+def hide_from_agent(messages: Sequence[Message]) -> MessageList:
+    """Every message with ``agent_visible=False``; user visibility and content unchanged.
+
+    A :class:`MessageList`, as a conversation holds it (assigned, it is not copied again).
+    """
+    return MessageList(m.with_metadata(agent_visible=False) if m.metadata.agent_visible else m
+                       for m in messages)
 
 
 def plan_split(conversation: Conversation, budget: Budget, counter: TokenCounter, *,
@@ -178,10 +182,11 @@ def layout(
     trigger: CompactionTrigger,
     compaction_id: str,
     notice: str = "",
-) -> list[Message]:
+) -> MessageList:
     """The whole conversation after a compaction.
 
     Returns:
+        A :class:`MessageList` (the conversation takes it as it is, no copy):
         Every old message (the head's and the elided tail originals' hidden from the model
         and marked ``hidden_by=compaction_id``, so :mod:`goosectx.compaction.undo` can show
         them again),
@@ -197,7 +202,7 @@ def layout(
                                     trigger=trigger, compaction_id=compaction_id, notice=notice)
     head_ids = _hidden_ids(working_set)
     first_tail = working_set.tail[0].id if working_set.tail else None
-    out: list[Message] = []
+    out = MessageList()
     placed = False
     flags: dict[bool, MessageMetadata] = {}
     shared: dict[int, tuple[MessageMetadata, MessageMetadata | None]] = {}
@@ -288,9 +293,11 @@ def _block(agent: Sequence[Message], summary_text: str | None, working_set: Spli
     return block
 
 
-def cleared_messages(conversation: Conversation, *, notice: str) -> list[Message]:
+def cleared_messages(conversation: Conversation, *, notice: str) -> MessageList:
     """The whole conversation after ``/clear``: everything hidden, plus a user-only notice."""
-    return [*hide_from_agent(conversation.messages), Message.notification(notice)]
+    out = hide_from_agent(conversation.messages)
+    out.append(Message.notification(notice))
+    return out
 
 
 def elided_notice(messages: Sequence[Message], compaction_id: str) -> str | None:

@@ -30,7 +30,6 @@ from goosectx.compaction.figures import ContextFigures, RequestContext
 from goosectx.compaction.layout import cleared_messages
 from goosectx.compaction.plan import CompactionPlan, plan
 from goosectx.compaction.scan_state import ScanCache
-from goosectx.conversation import Conversation
 from goosectx.errors import (
     CompactionFailed,
     CompactionWouldGrow,
@@ -388,7 +387,7 @@ class ContextManager(ContextFigures):
             conversation, notice="Context cleared: the model no longer sees the messages above.")
         after = self._set_estimate(request)
         self.guard.on_clear()
-        yield HistoryReplaced(Conversation(list(conversation.messages)), "clear", before, after,
+        yield HistoryReplaced(conversation.snapshot(), "clear", before, after,
                               None, "none", None, False)
 
 

@@ -12,7 +12,6 @@ from dataclasses import dataclass
 
 from goosectx.compaction.summarize import SummaryCancelled, summarising_text, tool_pair_notes
 from goosectx.compaction.toolpairs import apply_notes, select_pairs
-from goosectx.conversation import Conversation
 from goosectx.events import Event, Notification, ToolPairsSummarized
 from goosectx.providers.base import Provider
 from goosectx.session import Session
@@ -56,4 +55,4 @@ def condense_old_pairs(
     if call is not None:
         session.ledger.entries.append(call)
     return Condensed(hidden_tokens, ToolPairsSummarized(len(pairs), saved,
-                                                        Conversation(list(new)), call))
+                                                        session.conversation.snapshot(), call))

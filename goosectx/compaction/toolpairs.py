@@ -26,6 +26,7 @@ from goosectx.compaction.tool_errors import error_excerpt, ran_status
 from goosectx.conversation import (
     CONDENSED_PAIRS,
     Message,
+    MessageList,
     MessageMetadata,
     TextContent,
     ThinkingContent,
@@ -184,13 +185,14 @@ def condensed_pair(pair: ToolPair) -> dict[str, Any]:
 
 
 def apply_notes(messages: Sequence[Message], pairs: Sequence[ToolPair],
-                notes: Sequence[str | None]) -> tuple[list[Message], list[Message], list[Message]]:
+                notes: Sequence[str | None]) -> tuple[MessageList, list[Message], list[Message]]:
     """Hide each pair from the model and insert its note right after its response.
 
     A missing note gets :func:`extractive_note`.
 
     Returns:
-        (the whole new message list, the hidden messages as they were, the note messages).
+        (the whole new message list — a :class:`MessageList`, which the conversation takes
+        as it is —, the hidden messages as they were, the note messages).
     """
     hide: set[str] = set()
     note_after: dict[str, Message] = {}
@@ -202,7 +204,7 @@ def apply_notes(messages: Sequence[Message], pairs: Sequence[ToolPair],
         hidden += [pair.request_message, pair.response_message]
         note_after[pair.response_message.id] = message
         added.append(message)
-    out: list[Message] = []
+    out = MessageList()
     for m in messages:
         out.append(m.with_metadata(agent_visible=False) if m.id in hide else m)
         if m.id in note_after:

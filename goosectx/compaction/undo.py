@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from datetime import datetime
 
-from goosectx.conversation import Conversation, Message
+from goosectx.conversation import Message, MessageList
 from goosectx.errors import NothingToUndo
 from goosectx.events import CompactionUndone, Event, Notification
 from goosectx.session import Session
@@ -47,14 +47,15 @@ def last_compaction_id(messages: Sequence[Message]) -> str | None:
     return max(summaries, key=lambda m: m.created).metadata.compaction_id
 
 
-def undone_messages(messages: Sequence[Message], compaction_id: str) -> tuple[list[Message], int]:
+def undone_messages(messages: Sequence[Message], compaction_id: str) -> tuple[MessageList, int]:
     """``messages`` with ``compaction_id`` walked back, and how many the model sees again.
 
     The messages the compaction hid get ``agent_visible=True`` and no ``hidden_by``; the ones
     it added get ``agent_visible=False`` (user visibility unchanged: its notice stays in the
-    transcript). Order and every other message are unchanged.
+    transcript). Order and every other message are unchanged. A :class:`MessageList`: the
+    conversation takes it as it is.
     """
-    out: list[Message] = []
+    out = MessageList()
     restored = 0
     for m in messages:
         meta = m.metadata
@@ -157,8 +158,7 @@ def undo_last(session: Session, *, reestimate: Callable[[], int],
     made = min((m.created for m in messages if m.metadata.compaction_id == compaction_id),
                default=None)
     before = reestimate()
-    session.conversation.messages = new
-    new = session.conversation.messages  # its own copy: the notice is appended there
+    session.conversation.messages = new  # taken as it is (a MessageList): no copy
     estimate = reestimate()  # of the kind of ``before``: the notice sets the two side by side
     after, estimated = (recount(made) if recount is not None and made is not None
                         else (estimate, True))
@@ -173,6 +173,6 @@ def undo_last(session: Session, *, reestimate: Callable[[], int],
     state.pause_reason = ""  # worded after the undo (``paused_by_undo``)
     state.judge_input_tokens = None
     state.growth_base_tokens = None
-    yield CompactionUndone(Conversation(list(new)), compaction_id, restored, before, after,
+    yield CompactionUndone(session.conversation.snapshot(), compaction_id, restored, before, after,
                            after_is_estimate=estimated, after_estimate_tokens=estimate)
     yield Notification("inline", text)

@@ -128,6 +128,9 @@ def _connect(store: SessionStore) -> sqlite3.Connection:
     conn = sqlite3.connect(store.path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None,
                            factory=ReplacingConnection, check_same_thread=False)
     conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+    # As the store's own connections: in WAL mode a commit (the results' figures, a cache)
+    # is not synced to disk, the checkpoint is — SQLite's default (FULL) synced each commit.
+    conn.execute("PRAGMA synchronous=NORMAL")
     return conn
 
 
