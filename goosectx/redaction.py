@@ -30,6 +30,7 @@ from goosectx.redaction_forms import (
     KEY_CORE_MIN_CHARS as KEY_CORE_MIN_CHARS,
 )
 from goosectx.redaction_forms import (
+    Utf32Forms,
     base64_cores,
     dropped,
     encodings,
@@ -147,7 +148,9 @@ class Redactor:
         prefixes = _Prefixes(self.secrets)
         searched = [s for s in self.secrets if s not in prefixes.covered]
         forms = sorted({f for s in searched for f in encodings(s)}, key=len, reverse=True)
-        self._check = QuickCheck(forms + [f for s in searched for f in shared_hex(s)])
+        self._utf32 = Utf32Forms(searched, prefixes.prefixes, _pattern)  # (a regex of its own)
+        self._check = QuickCheck(forms + [f for s in searched for f in shared_hex(s)]
+                                 + self._utf32.checked)
         self._base64 = {f for s in searched for f in base64_cores(s)}
         self._wide_ends = {decoded(_WHITESPACE.sub("", f))  # (as a match is read: a password's
                            for s in searched for f in wide_hex([s]) + nul_forms(s)}  # space)
@@ -236,7 +239,7 @@ class Redactor:
             if start < end:
                 spans.append((start, end))
                 pos = end
-        return spans
+        return self._utf32.with_spans(text, spans)
 
     def changes_none(self, texts: Iterable[str]) -> bool:
         """True when redacting each of ``texts`` would give it back as it is.
