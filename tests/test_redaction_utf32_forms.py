@@ -14,9 +14,8 @@ import base64
 from pathlib import Path
 
 import pytest
-from cli_support import cli
-from store_support import assert_not_in_sessions_db
-from test_import_secret_lists import _rollout
+from test_redaction_utf16_forms import _traces as utf16_traces
+from test_redaction_utf16_forms import assert_import_hides
 
 from goosectx.config import Settings
 from goosectx.env_secrets import tool_output_redactor
@@ -46,9 +45,8 @@ found in what is shown would give it away) is :func:`_traces`."""
 
 
 def _traces(form: str) -> list[str]:
-    """Runs of ``form`` that only the secret part past ``sk-test-`` (in this encoding) holds."""
-    middle = len(form) // 2
-    return [form[middle - 10:middle + 10], form[-28:-8]]
+    """:func:`test_redaction_utf16_forms._traces`, past a last character's three NULs."""
+    return utf16_traces(form, tail=8)
 
 
 @pytest.mark.parametrize("form", list(WIDE))
@@ -81,16 +79,5 @@ def test_text_like_a_utf32_form_but_of_no_key_is_left_as_it_is() -> None:
 def test_an_imported_utf32_form_is_never_shown_exported_or_stored(
         form: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
         capsys: pytest.CaptureFixture[str]) -> None:
-    monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("OPENAI_API_KEY", K)
-    text = WIDE[form]
-    out, err = cli(capsys, "sessions", "import", str(_rollout(tmp_path / "wide.jsonl", text)),
-                   "--name", "wide32")
-    assert "a secret of this environment was redacted in 2 text parts, 1 tool output" in err
-    shown = cli(capsys, "sessions", "show", "wide32")[0]
-    exported = cli(capsys, "sessions", "export", "wide32", "-f", "json")[0]
-    for seen in (out + err, shown, exported):
-        assert not any(trace in seen for trace in _traces(text)), seen
-    assert shown.count(REDACTED) == 3  # the request, the tool output, the answer
-    for trace in _traces(text):
-        assert_not_in_sessions_db(trace)
+    assert_import_hides(WIDE[form], _traces(WIDE[form]), tmp_path, monkeypatch, capsys)
