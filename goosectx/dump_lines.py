@@ -44,6 +44,7 @@ _NUMBER_LINE = LazyPattern(rf"({HEX}{{6,16}})?((?:[ \t]+-?[0-9]{{1,22}})+)[ \t]*
 """A line of numbers: decimal (``od -d``, ``-tu1``, ``-td4``, ``hexdump -d``) or octal words
 (``od -o``, ``-to4``, ``hexdump -o``)."""
 _NUMBER_CELL = LazyPattern("-?[0-9]+")
+_HEX_LETTER = LazyPattern("[a-fA-F]")
 _PLAIN_LINE = LazyPattern(PLAIN)
 _PLAIN_CELL = LazyPattern(f"{HEX}+")
 _HEX_CELL = LazyPattern(f"{HEX}+")
@@ -105,9 +106,9 @@ def _decimal(cells: str) -> bool:
     no hex cell has, or right-aligned 2+ columns apart (a hex dump's are 1 apart, but
     ``hexdump -x``'s 4 digits in 8 columns).
     """
-    words = cells.split()
-    if not all(w.isdigit() for w in words):
+    if _HEX_LETTER.search(cells) is not None:  # (a hex dump's line: most, found fast)
         return False
+    words = cells.split()
     width = len(words[0])
     if any(len(w) != width for w in words[:-1]) or len(words[-1]) > width:
         return True

@@ -43,7 +43,6 @@ dump (bench/redaction_dump.py).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from itertools import accumulate
 
 from goosectx.dump_lines import HEX, PLAIN, WORDS, Line, plain_line, read_line
 from goosectx.lazy_pattern import LazyPattern
@@ -61,6 +60,9 @@ _STARTS = [LazyPattern(first + _HEAD) for first in ("\n", "\x07")]
 _FIRST = LazyPattern(_HEAD)
 _PRINTABLE = LazyPattern(r"[\t\n\r -~]{8,}")
 _PRINTABLE_WIDE = LazyPattern(r"[^\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\udc80-\udcff]{8,}")
+_NON_ASCII = LazyPattern(r"[^\x00-\x7f]")
+_REACH = 256
+"""How far a key holding a character outside ASCII reaches either side of it."""
 _MULTIBYTE = LazyPattern(r"[\xc2-\xf4][\x80-\xbf]")
 """A character of 2-4 bytes in UTF-8 (its first two bytes)."""
 
@@ -81,12 +83,15 @@ def dump_spans(text: str, may_hold: Callable[[str], bool], find: Find) -> list[t
             for start, end in find(kept):
                 first, last = (places[start], places[end - 1]) if places else (start, end - 1)
                 spans.append(_span(text, chain, first, last))
-        if (wide := _utf8(order)) and may_hold(_wide_runs(wide)):
-            starts = list(accumulate((len(ch.encode("utf-8", "surrogateescape")) for ch in wide),
-                                     initial=0))
-            spans += [_span(text, chain, starts[start], starts[end] - 1)
-                      for start, end in find(wide)]
+        if (wide := _utf8(order)) and may_hold(_wide_runs(wide)):  # (an ASCII find: the
+            spans += [_span(text, chain, _byte(wide, start), _byte(wide, end) - 1)  # first
+                      for start, end in find(wide) if not wide[start:end].isascii()]  # has it)
     return spans
+
+
+def _byte(reading: str, index: int) -> int:
+    """Where character ``index`` of a UTF-8 ``reading`` starts in its bytes."""
+    return len(reading[:index].encode("utf-8", "surrogateescape"))
 
 
 def _span(text: str, chain: list[Line], first: int, last: int) -> tuple[int, int]:
@@ -109,8 +114,20 @@ def _utf8(data: str) -> str:
 
 
 def _wide_runs(reading: str) -> str:
-    """The runs of 8+ printable characters of a UTF-8 ``reading`` with one outside ASCII."""
-    return "\0".join(run for run in _PRINTABLE_WIDE.findall(reading) if not run.isascii())
+    """The runs of 8+ printable characters of a UTF-8 ``reading`` around one outside ASCII.
+
+    Only :data:`_REACH` characters either side of those: what the first reading reads the
+    same (ASCII) is not read again (a dump of source code is one long printable run).
+    """
+    pieces = []
+    for run in _PRINTABLE_WIDE.findall(reading):
+        end = -1
+        for match in _NON_ASCII.finditer(run):
+            if match.start() - _REACH > end:
+                pieces.append("\0")
+            pieces.append(run[max(match.start() - _REACH, end + 1):match.start() + _REACH])
+            end = match.start() + _REACH - 1
+    return "".join(pieces)
 
 
 def dumps_may_hold(text: str, may_hold: Callable[[str], bool]) -> bool:
