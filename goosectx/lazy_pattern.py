@@ -12,12 +12,30 @@ come before the class's), so a hot loop pays nothing for the laziness.
 
 from __future__ import annotations
 
+import gc
 import re
 import sys
 from collections.abc import Callable, Iterator
 from typing import Any
 
 _METHODS = ("search", "match", "fullmatch", "finditer", "findall", "sub", "split")
+
+
+def compile_long(source: str) -> re.Pattern[str]:
+    """``re.compile(source)`` with Python's cycle collector paused (on again after).
+
+    For a regex of tens of thousands of characters (the redactor's, of a long key): its
+    parse makes ~10 objects a character, which live until it ends, and the young collections
+    the parse set off walked them again and again — the compile took 2.5x as long at twice
+    the length; paused, it is linear (1.6 µs a character; bench/redaction_keys.py).
+    """
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        return re.compile(source)
+    finally:
+        if collecting:
+            gc.enable()
 
 
 class LazyPattern:

@@ -24,12 +24,14 @@ import functools
 import re
 from collections.abc import Container, Iterable
 
+from goosectx.lazy_pattern import compile_long
 from goosectx.redaction_base64 import base64_run
 from goosectx.redaction_check import QuickCheck, decoded, spans_with_escapes, without_escapes
 from goosectx.redaction_forms import (
     KEY_CORE_MIN_CHARS as KEY_CORE_MIN_CHARS,
 )
 from goosectx.redaction_forms import (
+    Utf32Forms,
     base64_cores,
     dropped,
     encodings,
@@ -67,8 +69,17 @@ def _branches(form: str, secret: bool) -> list[tuple[str, str]]:
     def alternatives(ch: str) -> tuple[str, ...]:
         return _char(ch, secret or not ch.isalnum())
 
-    rest = "".join(r"\s*(?:{})".format("|".join(alternatives(ch))) for ch in form[1:])
+    rest = "".join(r"\s*" + _either(alternatives(ch)) for ch in form[1:])
     return [(first, rest) for first in alternatives(form[0])]
+
+
+def _either(regexes: tuple[str, ...]) -> str:
+    """``regexes`` as one, grouped only when more than one.
+
+    A group a character costs the compiler a parse of its own: without them a key of 164
+    characters compiles in 3/4 of the time (bench/redaction_keys.py).
+    """
+    return regexes[0] if len(regexes) == 1 else "(?:{})".format("|".join(regexes))
 
 
 def _spaced(form: str, secret: bool) -> str:
@@ -90,7 +101,7 @@ def _pattern(forms: list[str], secrets: set[str]) -> re.Pattern[str] | None:
             groups.setdefault(first, []).append(rest)
     branches = (first + (rests[0] if len(rests) == 1 else "(?:{})".format("|".join(rests)))
                 for first, rests in groups.items())
-    return re.compile("|".join(branches)) if groups else None
+    return compile_long("|".join(branches)) if groups else None
 
 
 def written_most(forms: Iterable[str], encoded: Container[str]) -> int:
@@ -159,7 +170,9 @@ class Redactor:
         prefixes = _Prefixes(self.secrets)
         searched = [s for s in self.secrets if s not in prefixes.covered]
         forms = sorted({f for s in searched for f in encodings(s)}, key=len, reverse=True)
-        self._check = QuickCheck(forms + [f for s in searched for f in shared_hex(s)])
+        self._utf32 = Utf32Forms(searched, prefixes.prefixes, _pattern)  # (a regex of its own)
+        self._check = QuickCheck(forms + [f for s in searched for f in shared_hex(s)]
+                                 + self._utf32.checked)
         self._base64 = {f for s in searched for f in base64_cores(s)}
         self._wide_ends = {decoded(_WHITESPACE.sub("", f))  # (as a match is read: a password's
                            for s in searched for f in wide_hex([s]) + nul_forms(s)}  # space)
@@ -246,7 +259,7 @@ class Redactor:
             if start < end:
                 spans.append((start, end))
                 pos = end
-        return spans
+        return self._utf32.with_spans(text, spans)
 
     def changes_none(self, texts: Iterable[str]) -> bool:
         """True when redacting each of ``texts`` would give it back as it is.

@@ -18,14 +18,20 @@ text column, which shows the key's end). Cells read:
   machine's) and redacted whole;
 * characters, 4 columns each (``od -c``, ``od -ta``, ``hexdump -c``): ``   k``, ``  \n``, an
   octal byte `` 303`` (``od -b`` writes the same cells), a name (``sp``, ``nul``);
-* bits (``xxd -b``: ``01110011``).
+* bits (``xxd -b``: ``01110011``);
+* decimal and octal words (``od -d``, ``-tu1``, ``-td4``, ``od -o``, ``-to4``, ``hexdump -d``,
+  ``-o``), their size by their columns;
+* hex groups alone, any separator between, no offset (``xxd -p``'s 60 digits a line, a
+  ``hexdump -e '16/1 "%02X:"'`` format), 16+ digits a line.
 
-A line starts with an offset of 6–16 hex digits (the first a ``0``) or is indented
-(``od -An``). NULs are dropped from the bytes (a UTF-16 file's ``6b 00 65 00``). With several
-formats (``od -c -tx1``: a line of each after one offset) each line is read with those of its
-format. Not read: decimal (``od -d``) and octal words (``od -o``), ``hexdump -e`` formats,
-a piece of a key in ``xxd -p``'s plain hex (a whole key in it is one of its forms), a key
-with a character outside ASCII (its UTF-8 bytes are read one a character).
+:mod:`goosectx.dump_lines` reads a line. A line starts with an offset of 6–16 hex digits (the
+first a ``0``), is indented (``od -An``) or is such a line of hex groups (a block of them
+whose first "offsets" do not grow as a dump's do is read so whole: ``hexdump -e '4/4
+"%08x "'``). A ``*`` line (repeated lines left out) ends a run. NULs are dropped from the
+bytes (a UTF-16 file's ``6b 00 65 00``); a run holding a character of 2+ bytes in UTF-8 is
+read so too (a key outside ASCII: the text column shows dots). With several formats (``od -c
+-tx1``: a line of each after one offset) each line is read with those of its format. Not
+read: indented numbers alone (``od -An -d``).
 
 Cost: a text is searched for a line that starts so (a regex starting with a newline: ``re``
 skips to each, 1–2 ms a MB of text with no dump); such lines are parsed a regex each and a
@@ -37,68 +43,30 @@ dump (bench/redaction_dump.py).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
+from goosectx.dump_lines import HEX, PLAIN, WORDS, Line, plain_line, read_line
 from goosectx.lazy_pattern import LazyPattern
 
-if TYPE_CHECKING:
-    import re
-
-_NAMES = {name: chr(code) for code, name in enumerate(
-    "nul soh stx etx eot enq ack bel bs ht nl vt ff cr so si dle dc1 dc2 dc3 dc4 nak syn etb "
-    "can em sub esc fs gs rs us sp".split())} | {"del": "\x7f"}
-"""``od -ta``'s names of the ASCII control characters, space and DEL."""
-_ESCAPED = {"0": "\0", "a": "\a", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t",
-            "v": "\v", "\\": "\\"}
-_CELLS = {f"{name:>4}": char for name, char in _NAMES.items()} \
-    | {f"  \\{e}": char for e, char in _ESCAPED.items()} \
-    | {f" {code:03o}": chr(code) for code in range(256)} \
-    | {f"   {chr(code)}": chr(code) for code in range(0x21, 0x7f)} | {"    ": " ", "  **": ""}
-"""What each 4-column cell of ``od -c``/``od -ta``/``hexdump -c`` writes (``**``: nothing, the
-rest of a character before it)."""
-_CHAR_CELL = (r"(?: {3}[^ \t\r\n\x07]| {2}\\[0abfnrtv\\]| [0-3][0-7]{2}| {4}| {2}\*\*"
-              + "".join(f"|{name:>4}" for name in _NAMES) + ")")
-_HEX = "[0-9a-fA-F]"
-_HEX_DIGITS = "0123456789abcdefABCDEF"
-_HEAD = (rf"(?:0{_HEX}{{5,15}}:?[ \t]| {_HEX}{{2,32}}(?: {_HEX}{{2,32}}){{2}}"
-         r"|   [^ \t\r\n\x07]   [^ \t\r\n\x07])")
-"""The start of a dump's line: an offset (a ``0`` first), or cells indented as ``od -An``
-writes them; a regex for each line start (a literal first: ``re`` skips to it)."""
+_HEAD = (rf"(?:0{HEX}{{5,15}}:?[ \t]| (?:{HEX}{{2,32}}(?: {HEX}{{2,32}}){{2}}"
+         r"|  [^ \t\r\n\x07]   [^ \t\r\n\x07])"
+         rf"|(?={HEX}{{2}})(?={PLAIN}(?:[\n\x07]|\Z))(?=(?:[^0-9a-fA-F\n]*+{HEX}){{16}}))")
+"""The start of a dump's line: an offset (a ``0`` first), cells indented as ``od -An``
+writes them (hex, characters; not numbers: each indented line of source code would cost a
+try, +0.8 ms a MB), or hex groups alone (16+ digits); a regex for each line start (a
+literal first: ``re`` skips to it)."""
 _STARTS = [LazyPattern(first + _HEAD) for first in ("\n", "\x07")]
 """After a newline, or after the BEL that joins texts checked together
 (:data:`goosectx.redaction_fragments.JOINER`)."""
 _FIRST = LazyPattern(_HEAD)
-_HEX_LINE = LazyPattern(rf"({_HEX}{{6,16}}:?)?((?:[ \t]+{_HEX}{{2,32}})+)"
-                        r"(?:[ \t]*\r?|[ \t]{2,}\S.*)")
-"""A line of hex cells: its offset, its cells, then nothing or its text column."""
-_CHAR_LINE = LazyPattern(rf"({_HEX}{{6,16}})?((?:{_CHAR_CELL})+)[ \t]*\r?")
-_HEX_CELL = LazyPattern(f"{_HEX}+")
 _PRINTABLE = LazyPattern(r"[\t\n\r -~]{8,}")
+_PRINTABLE_WIDE = LazyPattern(r"[^\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\udc80-\udcff]{8,}")
+_NON_ASCII = LazyPattern(r"[^\x00-\x7f]")
+_REACH = 256
+"""How far a key holding a character outside ASCII reaches either side of it."""
+_MULTIBYTE = LazyPattern(r"[\xc2-\xf4][\x80-\xbf]")
+"""A character of 2-4 bytes in UTF-8 (its first two bytes)."""
 
 Find = Callable[[str], list[tuple[int, int]]]
-
-
-@dataclass(slots=True)
-class _Line:
-    """A dump's line: where its cells are, what they write (bytes as characters)."""
-
-    start: int
-    end: int
-    offset: bool
-    kind: str
-    width: int
-    """Characters a cell (4 for ``od -c``'s; a group's hex digits)."""
-    cells: tuple[int, int]
-    data: str
-
-    def cell_spans(self, text: str) -> list[tuple[int, int]]:
-        """Each byte's cell in ``text`` (a group's for each of its bytes), in order."""
-        start, end = self.cells
-        if self.kind == "char":
-            return [(at, at + 4) for at in range(start, end, 4)]
-        each = self.width // 2 if self.kind == "hex" else 1
-        return [m.span() for m in _HEX_CELL.finditer(text, start, end) for _ in range(each)]
 
 
 def dump_spans(text: str, may_hold: Callable[[str], bool], find: Find) -> list[tuple[int, int]]:
@@ -110,21 +78,62 @@ def dump_spans(text: str, may_hold: Callable[[str], bool], find: Find) -> list[t
     """
     spans: list[tuple[int, int]] = []
     for chain, order, kept in _readings(text):
-        if not may_hold(_printable(kept)):
-            continue
-        places = [i for i, ch in enumerate(order) if ch != "\0"] if kept is not order else []
-        for start, end in find(kept):
-            first, last = (places[start], places[end - 1]) if places else (start, end - 1)
-            line, (_, end_at) = _cell(text, chain, last)
-            if line.cells[1] < line.end:  # (its text column shows the key's end: it goes too)
-                end_at = line.end - (text[line.end - 1] == "\r")
-            spans.append((_cell(text, chain, first)[1][0], end_at))
+        if may_hold(_printable(kept)):
+            places = [i for i, ch in enumerate(order) if ch != "\0"] if kept is not order else []
+            for start, end in find(kept):
+                first, last = (places[start], places[end - 1]) if places else (start, end - 1)
+                spans.append(_span(text, chain, first, last))
+        if (wide := _utf8(order)) and may_hold(_wide_runs(wide)):  # (an ASCII find: the
+            spans += [_span(text, chain, _byte(wide, start), _byte(wide, end) - 1)  # first
+                      for start, end in find(wide) if not wide[start:end].isascii()]  # has it)
     return spans
+
+
+def _byte(reading: str, index: int) -> int:
+    """Where character ``index`` of a UTF-8 ``reading`` starts in its bytes."""
+    return len(reading[:index].encode("utf-8", "surrogateescape"))
+
+
+def _span(text: str, chain: list[Line], first: int, last: int) -> tuple[int, int]:
+    """The cells of ``chain``'s bytes ``first`` to ``last``; its last line's text column too."""
+    line, (_, end_at) = _cell(text, chain, last)
+    if line.cells[1] < line.end:  # (its text column shows the key's end: it goes too)
+        end_at = line.end - (text[line.end - 1] == "\r")
+    return _cell(text, chain, first)[1][0], end_at
+
+
+def _utf8(data: str) -> str:
+    """``data`` (bytes as Latin-1) read as UTF-8 when it holds a character so written, or "".
+
+    A key with a character outside ASCII (``pässwörd-Ω…``): a dump shows its UTF-8 bytes,
+    each a dot in the text column. Not read without such a character (most dumps).
+    """
+    if _MULTIBYTE.search(data) is None:
+        return ""
+    return data.encode("latin-1").decode("utf-8", "surrogateescape")
+
+
+def _wide_runs(reading: str) -> str:
+    """The runs of 8+ printable characters of a UTF-8 ``reading`` around one outside ASCII.
+
+    Only :data:`_REACH` characters either side of those: what the first reading reads the
+    same (ASCII) is not read again (a dump of source code is one long printable run).
+    """
+    pieces = []
+    for run in _PRINTABLE_WIDE.findall(reading):
+        end = -1
+        for match in _NON_ASCII.finditer(run):
+            if match.start() - _REACH > end:
+                pieces.append("\0")
+            pieces.append(run[max(match.start() - _REACH, end + 1):match.start() + _REACH])
+            end = match.start() + _REACH - 1
+    return "".join(pieces)
 
 
 def dumps_may_hold(text: str, may_hold: Callable[[str], bool]) -> bool:
     """True when ``may_hold`` says so of the bytes of one of ``text``'s dumps (as read above)."""
-    return any(may_hold(_printable(kept)) for _, _, kept in _readings(text))
+    return any(may_hold(_printable(kept)) or (wide := _utf8(order)) and may_hold(
+        _wide_runs(wide)) for _, order, kept in _readings(text))
 
 
 def _printable(data: str) -> str:
@@ -136,16 +145,16 @@ def _printable(data: str) -> str:
     return "\0".join(_PRINTABLE.findall(data))
 
 
-def _readings(text: str) -> Iterator[tuple[list[_Line], str, str]]:
+def _readings(text: str) -> Iterator[tuple[list[Line], str, str]]:
     """Each run of lines of one format, its bytes in an order, and those without NULs."""
     for chain in _chains(text):
         data = "".join(line.data for line in chain)
-        size = chain[0].width // 2 if chain[0].kind == "hex" else 1
+        size = chain[0].width // 2 if chain[0].kind in WORDS and chain[0].width <= 16 else 1
         for order in ([data, _swapped(data, size)] if size > 1 else [data]):
             yield chain, order, order.replace("\0", "") if "\0" in order else order
 
 
-def _cell(text: str, chain: list[_Line], index: int) -> tuple[_Line, tuple[int, int]]:
+def _cell(text: str, chain: list[Line], index: int) -> tuple[Line, tuple[int, int]]:
     """Where the byte at ``index`` of ``chain``'s bytes is written: its line, its group's cell."""
     for line in chain:
         if index < len(line.data):
@@ -165,7 +174,7 @@ def _swapped(data: str, size: int) -> str:
     return out.decode("latin-1")[:whole] + data[whole:][::-1]
 
 
-def _chains(text: str) -> Iterator[list[_Line]]:
+def _chains(text: str) -> Iterator[list[Line]]:
     """Each run of ``text``'s dump lines of one format, in order (``od -c -tx1``: a run each)."""
     for block in _blocks(text):
         first = block[0]
@@ -173,7 +182,7 @@ def _chains(text: str) -> Iterator[list[_Line]]:
                and line.width == first.width for line in block):
             yield block  # (the most: one format, each line after an offset or none)
             continue
-        runs: dict[int, list[list[_Line]]] = {}  # by place after the offset's line
+        runs: dict[int, list[list[Line]]] = {}  # by place after the offset's line
         phase, offsets = 0, any(line.offset for line in block)
         for line in block:
             phase = phase + 1 if offsets and not line.offset else 0
@@ -185,86 +194,82 @@ def _chains(text: str) -> Iterator[list[_Line]]:
         yield from (chain for chains in runs.values() for chain in chains)
 
 
-def _blocks(text: str) -> Iterator[list[_Line]]:
-    """Each run of ``text``'s lines that are a dump's (:class:`_Line`), line after line."""
+def _blocks(text: str) -> Iterator[list[Line]]:
+    """Each run of ``text``'s lines that are a dump's (:class:`Line`), line after line."""
     pos, start = 0, 0 if _FIRST.match(text) else -1
     joined = "\x07" in text
+    gates = _STARTS if joined else _STARTS[:1]
+    found: list[int | None] = [-1] * len(gates)  # (each gate's last line start; None: no more)
     while True:
         if start < 0:
-            found = [m.start() for gate in _STARTS if (m := gate.search(text, pos))]
-            if not found:
+            for k, gate in enumerate(gates):  # (each searched again only once passed: a
+                at = found[k]  # text with few is searched to its end once, not each time)
+                if at is not None and at < pos:
+                    found[k] = m.start() if (m := gate.search(text, pos)) else None
+            left = [at for at in found if at is not None]
+            if not left:
                 return
-            start = min(found) + 1
+            start = min(left) + 1
         block = []
         while start < len(text):
             end = text.find("\n", start)
             end = len(text) if end < 0 else end
             if joined and (joiner := text.find("\x07", start, end)) >= 0:
                 end = joiner
-            line = _line(text, start, end)
+            line = read_line(text, start, end)
             if line is None:
                 break
             block.append(line)
             start = end + 1
-        if block:
+        if any(line.kind == "plain" for line in block) or block and _no_offset(text, block):
+            yield from _as_plain(text, block)
+        elif block:
             yield block
         pos, start = start, -1
 
 
-def _line(text: str, start: int, end: int) -> _Line | None:
-    """The dump's line ``text[start:end]`` is, or ``None`` (a hex line first: most are)."""
-    match = _HEX_LINE.fullmatch(text, start, end)
-    if match is not None:
-        cells = match.group(2)
-        words = cells.split()
-        width = len(words[0])
-        if width in (2, 4, 16, 32) and len(set(map(len, words))) == 1 \
-                and not _text_column(cells):  # (most lines)
-            data = bytes.fromhex(cells).decode("latin-1")
-            return _Line(start, end, match.group(1) is not None, "hex", width, match.span(2), data)
-        if (line := _other_hex(text, match, words, width)) is not None:
-            return line
-    chars = _CHAR_LINE.fullmatch(text, start, end)
-    if chars is None:
-        return None
-    cells = chars.group(2)
-    data = "".join(_CELLS.get(cells[i:i + 4], cells[i + 3]) for i in range(0, len(cells), 4))
-    return _Line(start, end, chars.group(1) is not None, "char", 4, chars.span(2), data)
+def _no_offset(text: str, block: list[Line]) -> bool:
+    """True when ``block``'s "offsets" are hex groups, not a dump's.
 
-
-def _text_column(cells: str) -> bool:
-    """True when the last of ``cells``' words is its text column, not a cell.
-
-    Further from the word before than that one is from its own (``xxd -g8``'s text column
-    of 16 hex digits after 2 spaces, its cells 1 apart).
+    A dump's start with ``0`` (one line) or grow by the same step (the first three, read as
+    hex, octal or decimal numbers). ``hexdump -e '4/4 "%08x "'`` writes ``45445542 2047203d
+    …``: read as an offset and its cells, each line's first group would be left out.
     """
-    before = cells.rstrip().rstrip(_HEX_DIGITS)
-    gap = len(before) - len(before := before.rstrip())
-    if gap < 2:
+    heads = [text[line.start:line.cells[0]].strip() for line in block[:3] if line.offset]
+    if not heads or heads[0].endswith(":"):
         return False
-    earlier = before.rstrip(_HEX_DIGITS)
-    return gap > len(earlier) - len(earlier.rstrip()) > 0
+    if len(heads) == 1:
+        return heads[0][0] != "0"
+    for base in (16, 8, 10):
+        try:
+            at = [int(head, base) for head in heads]
+        except ValueError:
+            continue
+        if at[0] < at[1] and (len(at) == 2 or at[2] - at[1] == at[1] - at[0]):
+            return False
+    return True
 
 
-def _other_hex(text: str, match: re.Match[str], words: list[str], width: int) -> _Line | None:
-    """A line of cells of another width, or of words of its text column taken for cells."""
-    kept = 1
-    while kept < len(words) and len(words[kept]) == width:
-        kept += 1
-    if kept == len(words) and _text_column(match.group(2)):
-        kept -= 1
-    if kept + 1 == len(words) and len(words[kept]) < width and len(words[kept]) % 2 == 0:
-        kept += 1  # (a last group cut short)
-    if width == 8 and all(set(w) <= {"0", "1"} for w in words[:kept]):
-        kind, data = "bits", "".join(chr(int(w, 2)) for w in words[:kept])
-    elif width == 3 and all(w[0] in "0123" and set(w) <= set("01234567") for w in words[:kept]):
-        return None  # (octal bytes: read as ``od -c``'s cells, as od -b writes them)
-    elif width % 2 == 0:
-        kind, data = "hex", bytes.fromhex("".join(words[:kept])).decode("latin-1")
-    else:
-        return None
-    cells = match.span(2)
-    if kept < len(words):
-        cells = (cells[0], [m.end() for m in _HEX_CELL.finditer(text, *cells)][kept - 1])
-    start, end = match.span()
-    return _Line(start, end, match.group(1) is not None, kind, width, cells, data)
+def _as_plain(text: str, block: list[Line]) -> Iterator[list[Line]]:
+    """The runs of ``block``'s plain lines, each line that reads as one of them read so.
+
+    A plain line's first group may look like an offset (``00000000 702d6b73 …`` of
+    ``hexdump -e '4/4 "%08x "'``): among plain lines of its width it is one of them. Other
+    lines (a last one, ``0000000a``, taken for an offset and blank cells) end a run.
+    """
+    widths = {line.width for line in block if line.kind == "plain"} or {
+        line.width for line in [plain_line(text, block[0].start, block[0].end)] if line}
+    run: list[Line] = []
+    for line in block:
+        if line.kind != "plain":
+            plain = plain_line(text, line.start, line.end)
+            line = plain if plain is not None and plain.width in widths else line
+        if line.kind == "plain":
+            run.append(line)
+            continue
+        if run:
+            yield run
+        run = []
+        yield [line]
+    if run:
+        yield run

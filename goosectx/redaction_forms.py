@@ -7,15 +7,20 @@ part past its vendor prefix on its own (:func:`key_cores`). And its wide forms
 (:func:`wide_forms`): the same text as UTF-16, which Windows tools, PowerShell and
 ``iconv -t UTF-16`` write — its characters with a NUL between them (UTF-16 read as bytes,
 ``%73%00%6B%00…`` percent-encoded, ``\u0073\u0000…`` as JSON escapes of its bytes), the hex
-of its UTF-16-LE and -BE bytes, and their base64.
+of its UTF-16-LE and -BE bytes, and their base64. And as UTF-32 (:class:`Utf32Forms`:
+``iconv -t UTF-32``, ``\u0073\u0000\u0000\u0000`` as JSON of its bytes), looked for by a
+regex of their own, compiled and run only where the quick check finds one of them.
 """
 
 from __future__ import annotations
 
+import functools
 import re
 import urllib.parse
+from collections.abc import Callable
 
-from goosectx.redaction_base64 import base64_forms, bytes_base64_forms
+from goosectx.redaction_base64 import base64_forms, base64_run, bytes_base64_forms
+from goosectx.redaction_check import QuickCheck, decoded
 from goosectx.secret_names import MIN_SECRET_CHARS
 
 KEY_CORE_MIN_CHARS = 16
@@ -146,3 +151,122 @@ def wide_hex(prefixes: list[str]) -> list[str]:
 def base64_cores(secret: str) -> list[str]:
     """The base64 forms of ``secret``'s UTF-8 and UTF-16 bytes (a match is widened over its run)."""
     return base64_forms(secret) + [f for data in utf16(secret) for f in bytes_base64_forms(data)]
+
+
+def utf32(secret: str) -> tuple[bytes, bytes]:
+    """``secret``'s UTF-32-LE and UTF-32-BE bytes (a lone surrogate as it stands)."""
+    return (secret.encode("utf-32-le", "surrogatepass"),
+            secret.encode("utf-32-be", "surrogatepass"))
+
+
+def utf32_forms(secret: str) -> list[str]:
+    r"""``secret`` as UTF-32: its bytes read one a character, hex, base64.
+
+    The bytes of UTF-32-LE without its outer NULs (``s\0\0\0k…``, also ``%73%00%00%00…``
+    and ``\u0073\u0000…`` read decoded), the hex of both byte orders in either case, their
+    base64 at three alignments (base64url too).
+    """
+    little, big = utf32(secret)
+    forms = [little.decode("latin-1").strip("\x00")]
+    for data in (little, big):
+        forms += [data.hex(), data.hex().upper(), *bytes_base64_forms(data)]
+    return [f for f in forms if len(f) >= MIN_SECRET_CHARS]
+
+
+def _utf32_shared(secret: str) -> list[str]:
+    """What the hex and base64 of both byte orders of a value under U+0100 (a key) hold.
+
+    Its UTF-32-LE bytes but the last three NULs, which are the BE bytes but the first three:
+    their hex (either case) and base64 cores are in both orders' forms, so the quick check
+    looks for these 8 alone in place of those 16 (as :func:`shared_hex` for UTF-16).
+    """
+    little = utf32(secret)[0]
+    if any(little[1::4]) or any(little[2::4]):  # (a character past U+00FF)
+        return []
+    shared = little[:-3]
+    return [shared.hex(), shared.hex().upper(), *bytes_base64_forms(shared)]
+
+
+_ZEROS = re.compile(r"(?:\s*(?:00|\x00|%\s*0\s*0)){0,3}")
+"""Up to three NUL bytes, as a match's form writes them (hex, as they are, percent-encoded)."""
+Compile = Callable[[list[str], set[str]], "re.Pattern[str] | None"]
+
+
+class Utf32Forms:
+    """The UTF-32 forms of secrets (:func:`utf32_forms`), found apart from the others.
+
+    Their needles join the redactor's quick check (:attr:`checked`: a key's shared ones,
+    8 for 16 forms); their regex (``compile``, the redactor's) is compiled at the first text
+    that holds one of their needles and run on such texts only, so a key's other forms are
+    compiled and searched as before (bench/redaction_keys.py).
+    """
+
+    def __init__(self, secrets: list[str], prefixes: set[str], compile_forms: Compile) -> None:
+        self._prefixes = sorted(prefixes, key=len, reverse=True)  # (``sk-proj-``: its core's
+        # forms are looked for, the prefix's written just before a match go with it)
+        self.forms = sorted({f for s in secrets for f in utf32_forms(s)}, key=len, reverse=True)
+        self.checked = self.forms + [f for s in secrets for f in _utf32_shared(s)]
+        self._check = QuickCheck(self.checked)
+        self._base64 = {f for s in secrets for data in utf32(s) for f in bytes_base64_forms(data)}
+        self._searched = {f for s in secrets for f in utf32_forms(s)[:1]}  # (%73%00%00%00…)
+        self._compile = compile_forms
+
+    @functools.cached_property
+    def _pattern(self) -> re.Pattern[str] | None:
+        return self._compile(self.forms, self._searched)
+
+    @functools.cached_property
+    def _before(self) -> tuple[re.Pattern[str] | None, int]:
+        """The prefixes' UTF-32 forms, longest first, and their reach.
+
+        Also a little-endian one without its last NULs (a big-endian match in a little-endian
+        text starts with them) and a big-endian one with the NULs of the character after it
+        (a little-endian match in a big-endian text starts past them).
+        """
+        forms = sorted({f for p in self._prefixes for le, be in [utf32(p)]
+                        for data in (le, le[:-3], be, be + bytes(3))
+                        for f in (data.decode("latin-1"), data.hex(), data.hex().upper())},
+                       key=len, reverse=True)
+        nuls = {f for f in forms if "\x00" in f}
+        return self._compile(forms, nuls), 4 * max(map(len, forms), default=0)
+
+    def _prefix_start(self, text: str, start: int, floor: int) -> int:
+        """Where a prefix's form ending at ``start`` (whitespace between) starts, or ``start``."""
+        before, reach = self._before
+        if before is None:
+            return start
+        for found in before.finditer(text, max(floor, start - reach), start):
+            if not text[found.end():start].strip():
+                return found.start()
+        return start
+
+    def with_spans(self, text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+        """``spans`` (in order, apart) and :meth:`spans` of ``text``: in order, met ones joined."""
+        found = self.spans(text)
+        if not found:
+            return spans
+        out: list[tuple[int, int]] = []
+        for start, end in sorted(spans + found):
+            if out and start <= out[-1][1]:
+                out[-1] = (out[-1][0], max(out[-1][1], end))
+            else:
+                out.append((start, end))
+        return out
+
+    def spans(self, text: str) -> list[tuple[int, int]]:
+        """Where ``text`` holds one of the forms (a base64 one's run around it), in order, apart."""
+        if not self.forms or self._check.none_in_text(text) or self._pattern is None:
+            return []
+        spans: list[tuple[int, int]] = []
+        pos = 0
+        for match in self._pattern.finditer(text):
+            start, end = max(match.start(), pos), match.end()
+            if decoded("".join(match.group().split())) in self._base64:
+                start, end = base64_run(text, start, end, pos)
+            else:  # (its last character's NULs: a big-endian match in a little-endian text)
+                start = self._prefix_start(text, start, pos)
+                end = zeros.end() if (zeros := _ZEROS.match(text, end)) else end
+            if start < end:
+                spans.append((start, end))
+                pos = end
+        return spans

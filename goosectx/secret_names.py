@@ -76,13 +76,16 @@ def secret_name(name: str) -> bool:
 def named_secret(name: str, value: str) -> bool:
     """True when ``name`` says ``value`` is a secret (:func:`secret_name`).
 
-    But for a directory: a name secret only by its ``_PWD``/``_PW`` part holding an absolute
-    path (``HOST_PWD=/home/me/app``, a working directory as ``PWD`` is) is not one.
+    But for a directory: a name secret only by its ``_PWD``/``_PW`` part holding the absolute
+    path of a directory that is there (``HOST_PWD=/home/me/app``, a working directory as
+    ``PWD`` is) is not one. A value that names none is a password that starts with ``/``
+    (``MYSQL_PWD=/xK9…``, MySQL's password variable): hiding a directory's name costs a
+    user little, showing a password costs them the password.
     """
     if not secret_name(name):
         return False
     return not (value.startswith("/") and _PW_PART.search(name) is not None
-                and not secret_name(_PW_PART.sub("", name)))
+                and not secret_name(_PW_PART.sub("", name)) and os.path.isdir(value))
 
 
 def is_secret(name: str, value: str) -> bool:

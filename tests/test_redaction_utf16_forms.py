@@ -42,10 +42,11 @@ WIDE = {
 found in what is shown would give it away) are :func:`_traces`."""
 
 
-def _traces(form: str) -> list[str]:
-    """Runs of ``form`` that only the secret part past ``sk-test-`` (in this encoding) holds."""
+def _traces(form: str, tail: int = 4) -> list[str]:
+    """Runs of ``form`` that only the secret part past ``sk-test-`` (in this encoding) holds
+    (its middle, and 20 characters before its last ``tail``: its padding, a last NUL)."""
     middle = len(form) // 2
-    return [form[middle - 10:middle + 10], form[-24:-4]]
+    return [form[middle - 10:middle + 10], form[-20 - tail:-tail]]
 
 
 @pytest.mark.parametrize("form", list(WIDE))
@@ -82,18 +83,25 @@ def test_text_like_a_wide_form_but_of_no_key_is_left_as_it_is() -> None:
 def test_an_imported_wide_form_is_never_shown_exported_or_stored(
         form: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
         capsys: pytest.CaptureFixture[str]) -> None:
-    monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("OPENAI_API_KEY", K)
-    text = WIDE[form]
+    assert_import_hides(WIDE[form], _traces(WIDE[form]), tmp_path, monkeypatch, capsys)
+
+
+def assert_import_hides(text: str, traces: list[str], tmp_path: Path,
+                        monkeypatch: pytest.MonkeyPatch,
+                        capsys: pytest.CaptureFixture[str]) -> None:
+    """Importing a rollout whose request, tool output and answer hold ``text`` (a form of the
+    environment's key) shows, exports and stores none of ``traces``."""
+    monkeypatch.chdir(tmp_path)
     out, err = cli(capsys, "sessions", "import", str(_rollout(tmp_path / "wide.jsonl", text)),
                    "--name", "wide1")
     assert "a secret of this environment was redacted in 2 text parts, 1 tool output" in err
     shown = cli(capsys, "sessions", "show", "wide1")[0]
     exported = cli(capsys, "sessions", "export", "wide1", "-f", "json")[0]
     for seen in (out + err, shown, exported):
-        assert not any(trace in seen for trace in _traces(text)), seen
+        assert not any(trace in seen for trace in traces), seen
     assert shown.count(REDACTED) == 3  # the request, the tool output, the answer
-    for trace in _traces(text):
+    for trace in traces:
         assert_not_in_sessions_db(trace)
 
 

@@ -32,8 +32,10 @@ VENDOR_KEYS = {
                     ".SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c",
     "HOOK_CHECK": "whsec_5WbX5kEWLlfzsGNjH64I8lOOqUB6e8FH",
 }
+HERE = str(Path(__file__).resolve().parent)
+"""A directory every run has (a ``*_PWD`` naming one is a working directory)."""
 KEPT = {
-    "PWD": "/home/u/project", "OLDPWD": "/home/u", "HOST_PWD": "/srv/app",
+    "PWD": "/home/u/project", "OLDPWD": "/home/u", "HOST_PWD": HERE,
     "CACHE_BYPASS": "enabled-for-tests", "PGPASSFILE": "/home/u/.pgpass",
     "COMPASS": "north-by-northwest", "PATH": "/usr/bin:/bin", "SSH_ASKPASS": "/usr/bin/ksshaskpass",
     "SPEC": "sk_test_helpers.py", "CONFIG": "SG.config.yaml", "TOKENIZER_DIR": "/opt/sk_live_data",
@@ -62,7 +64,7 @@ def test_the_shell_tool_shows_none_of_them(
     for name, value in KEPT.items():
         assert f"{name} is {value}\n" in output  # (a directory, a word, a path: as they are)
     env = ShellTool().run({"command": "env"}, ctx).output
-    assert "HOST_PWD=/srv/app\n" in env and "\nPWD=" in env  # (bash sets OLDPWD itself)
+    assert f"HOST_PWD={HERE}\n" in env and "\nPWD=" in env  # (bash sets OLDPWD itself)
 
 
 def test_the_redactor_lists_the_values_and_leaves_the_words() -> None:
@@ -85,3 +87,18 @@ def test_a_password_option_of_these_names_is_read_from_a_command_line() -> None:
     words = ["mysql", "--db-pwd", "hunter2hunter2", "--ldap-bind-pw=secret-bind-1",
              "--bypass", "cache-layer-x", f"--card={STRIPE}"]
     assert argv_secrets(words) == ["hunter2hunter2", "secret-bind-1", STRIPE]
+
+
+def test_a_pwd_holding_a_path_to_no_directory_is_a_password(tmp_path: Path) -> None:
+    """``MYSQL_PWD`` is MySQL's password variable, and a password may start with ``/``; a
+    working directory (``HOST_PWD=$PWD``) names a directory that is there. Chosen so: a
+    ``*_PWD``/``*_PW`` value naming no directory is taken for a password (hidden from tools,
+    redacted), one naming a directory is left as it is — a hidden directory name costs a
+    user little, a shown password costs them the password."""
+    password = "/xK9mq7Lp2vR"
+    env = {"MYSQL_PWD": password, "LDAP_BIND_PW": "/nope/s3cret-42", "HOST_PWD": str(tmp_path),
+           "INIT_PWD": str(tmp_path / "gone")}
+    assert tool_env(Settings(), env) == {"HOST_PWD": str(tmp_path)}
+    redact = make_redactor(Settings(), env)
+    shown = redact(f"mysql -p{password} in {tmp_path}")
+    assert shown == f"mysql -p{REDACTED} in {tmp_path}"
