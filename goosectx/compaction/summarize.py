@@ -177,7 +177,8 @@ def summary_from(provider: Provider, messages: Sequence[Message], instructions: 
         if not text:
             if billed is not None and response.usage is not None:
                 billed.append(entry)
-            raise MalformedModelReply(_no_text_reply(provider.model, response.message))
+            raise MalformedModelReply(_no_text_reply(provider.model, response.message),
+                                      "try again, or use --strategy extractive")
         if response.finish_reason == STOPPED_OVER_BUDGET:  # the caller refuses it, and bills
             entry = replace(entry, usage=stopped_usage(provider, response.usage,  # what was
                                                        candidate.estimate_tokens,  # read
