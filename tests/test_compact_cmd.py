@@ -534,6 +534,31 @@ def test_dry_run_where_no_summary_request_fits_exits_1_as_the_real_run(
     said = json.loads(json_out)
     assert said["would_change"] is False and "does not fit" in said["reason"]
     assert priced_model.requests == []
+    # The fix it names is one that works: the extractive summary, no model call.
+    assert real.rstrip().endswith("— use --strategy extractive (a summary built from the "
+                                  "transcript, no model call), or set compaction_model to a "
+                                  "model with a larger context window")
+    out, _ = cli(capsys, "compact", "work", "--strategy", "extractive")
+    assert out.startswith("Compacted work (extractive)") and priced_model.requests == []
+
+
+def test_instructions_too_large_for_the_window_are_named_as_the_cause(
+        priced_model: FakeServer, capsys: pytest.CaptureFixture[str]) -> None:
+    Path(os.environ["GOOSECTX_CONFIG"]).write_text(
+        f'[models."{PRICED_MODEL}"]\ncontext_limit = 4000\nmax_output_tokens = 500\n')
+    sid = saved_session()
+    before = load(sid)
+    long_instructions = "Keep every detail of the parser work. " * 400
+    for flags in ((), ("--dry-run",)):
+        _, err = cli(capsys, "compact", "work", "--instructions", long_instructions, *flags,
+                     code=1)
+        line = err.strip().splitlines()[-1]
+        assert "the instructions alone are ~" in line, line
+        assert line.endswith("— shorten the instructions (--instructions, or the text after "
+                             "/compact)"), line
+        assert "compaction_model" not in line
+    assert priced_model.requests == []
+    assert load(sid).conversation.messages == before.conversation.messages
 
 
 

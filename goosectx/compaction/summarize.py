@@ -189,7 +189,8 @@ def summary_from(provider: Provider, messages: Sequence[Message], instructions: 
                              parsed is not None)
     limit = provider.context_limit().tokens  # a window the server stated, if it did
     raise no_rung_fits(limit, provider.model,
-                       rejected_text(provider.model, rejected) if rejected else TOO_LARGE)
+                       rejected_text(provider.model, rejected) if rejected else TOO_LARGE,
+                       instructions_tokens=None if rejected else ladder.instructions_over())
 
 
 def stopped_usage(provider: Provider, reported: Usage | None, input_tokens: int,
