@@ -215,14 +215,15 @@ def dotenv_start(args: list[str]) -> int | None:
     CMD…``) and npm's dotenv-cli (``dotenv [-e FILE]… [-v K=V]… -- CMD…``). Its options are
     read up to ``run`` (the command follows it, after ``--override`` / ``--no-override`` and
     a ``--``) or ``--`` (the command follows); a word before either may be the program
-    itself (``dotenv node app.js``): ``None``, every word is then tried as any runner's.
+    itself (``dotenv node app.js``), and ``dotenv -- run CMD`` is either program's: ``None``,
+    every word is then tried as any runner's.
     The index may be ``len(args)``: nothing is run.
     """
     i = 0
     while i < len(args):
         word = args[i]
-        if word == "--":
-            return i + 1
+        if word == "--":  # `-- run CMD`: python-dotenv's run, or dotenv-cli's program "run"
+            return None if args[i + 1:i + 2] == ["run"] else i + 1
         if word == "run":
             i += 1
             while i < len(args) and args[i] in ("--override", "--no-override"):

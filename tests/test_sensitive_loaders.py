@@ -164,6 +164,7 @@ def test_dotenv_run_is_judged_by_the_program_after_it(tmp_path: Path, command: s
 
 @pytest.mark.parametrize("command", ["dotenv run -- rm -rf src", "dotenv run rm -rf src",
                                      "dotenv -e .env -v K=1 -- rm -rf src",
+                                     "dotenv -- run rm -rf src", "dotenv -c -- rm -rf src",
                                      "dotenv run -- node x.js; rm -rf src"])
 def test_what_dotenv_runs_is_never_covered_by_its_own_rule(tmp_path: Path,
                                                            command: str) -> None:
