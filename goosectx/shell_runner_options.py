@@ -202,3 +202,40 @@ def watch_lines(name: str, args: list[str]) -> list[str]:
         if value is not None and letter in ("x", "s", "u"):
             lines.append(f"cargo {value}" if letter == "x" else value)
     return lines
+
+
+_DOTENV_VALUED = "fqepvc"
+"""dotenv's short options that take a value: python-dotenv's ``-f FILE``, ``-q MODE``, ``-e
+BOOL``; dotenv-cli's ``-e FILE``, ``-v K=V``, ``-p VAR``, ``-c ENV``."""
+_DOTENV_LONG_VALUED = ("--file", "--quote", "--export")
+
+
+def dotenv_start(args: list[str]) -> int | None:
+    """Where the command of ``dotenv ARGS`` starts, when its words say; else ``None``.
+
+    Two programs are called ``dotenv``: python-dotenv (``dotenv [-f FILE] run [--override]
+    CMD…``) and npm's dotenv-cli (``dotenv [-e FILE]… [-v K=V]… -- CMD…``). Its options are
+    read up to ``run`` (the command follows it, after ``--override`` / ``--no-override`` and
+    a ``--``) or ``--`` (the command follows); a word before either may be the program
+    itself (``dotenv node app.js``), and ``dotenv -- run CMD`` is either program's: ``None``,
+    every word is then tried as any runner's.
+    The index may be ``len(args)``: nothing is run.
+    """
+    i = 0
+    while i < len(args):
+        word = args[i]
+        if word == "--":  # `-- run CMD`: python-dotenv's run, or dotenv-cli's program "run"
+            return None if args[i + 1:i + 2] == ["run"] else i + 1
+        if word == "run":
+            i += 1
+            while i < len(args) and args[i] in ("--override", "--no-override"):
+                i += 1
+            return i + 1 if args[i:i + 1] == ["--"] else i
+        if not word.startswith("-") or word == "-":
+            return None
+        if word.startswith("--"):
+            valued = word in _DOTENV_LONG_VALUED
+        else:
+            valued = len(word) == 2 and word[1] in _DOTENV_VALUED
+        i += 2 if valued else 1
+    return None

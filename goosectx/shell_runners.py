@@ -48,7 +48,7 @@ from goosectx.shell_options import (
 )
 from goosectx.shell_packages import apt_options
 from goosectx.shell_pagers import man_lines, pager_keys
-from goosectx.shell_runner_options import watch_lines
+from goosectx.shell_runner_options import dotenv_start, watch_lines
 from goosectx.shell_scripts import runs_in_language
 from goosectx.shell_sed import sed_runs, sed_script
 from goosectx.shell_transfers import transfer_commands, transfer_lines
@@ -129,6 +129,8 @@ def runner_starts(name: str, args: list[str], computed: list[bool]) -> list[int]
     """
     start = 0
     verbs = SUBCOMMAND_RUNNERS.get(name)
+    if name == "dotenv" and (at := dotenv_start(args)) is not None:
+        return [at] if at < len(args) else []  # dotenv run CMD, dotenv -e F -- CMD: CMD
     if verbs is not None:
         at = next((i for i, a in enumerate(args) if a in verbs), None)
         if at is None:

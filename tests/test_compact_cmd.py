@@ -209,6 +209,18 @@ def test_summary_failure_leaves_the_session_unchanged(priced_model: FakeServer,
     assert after.ledger.entries == []
 
 
+def test_an_empty_summary_reply_is_an_error_that_says_what_to_do(
+        priced_model: FakeServer, capsys: pytest.CaptureFixture[str]) -> None:
+    priced_model.add({"text": ""})
+    sid = saved_session()
+    before = load(sid)
+    _, err = cli(capsys, "compact", "work", code=1)
+    assert err.strip().splitlines()[-1] == (
+        f"goosectx: error: {PRICED_MODEL} returned an empty summary — try again, or use "
+        "--strategy extractive")
+    assert load(sid).conversation.messages == before.conversation.messages
+
+
 def test_a_session_too_small_to_shrink_is_left_unchanged_without_a_model_call(
         priced_model: FakeServer, capsys: pytest.CaptureFixture[str]) -> None:
     sid = saved_session(messages=[Message.user("hi"), Message.assistant("hello")])
@@ -412,6 +424,22 @@ def test_with_json_a_session_that_cannot_be_had_is_one_object_on_stdout(
     assert "unreadable" in said["reason"] and said["reason"] in err
 
 
+@pytest.mark.parametrize("flags", [(), ("--dry-run",), ("--undo",)])
+def test_with_json_a_bad_summary_budget_is_one_object_on_stdout_too(
+        capsys: pytest.CaptureFixture[str], flags: tuple[str, ...]) -> None:
+    sid = saved_session()
+    before = load(sid)
+    code, out, err = run_cli(capsys, "compact", "work", "--strategy", "extractive", *flags,
+                             "--json", "--max-summary-tokens", "50")
+    assert code == 2
+    assert err == ("goosectx: error: --max-summary-tokens must be a whole number from 100 to "
+                   "100,000,000; got '50'\n")
+    said = json.loads(out)
+    assert said["changed" if "--dry-run" not in flags else "would_change"] is False
+    assert said["reason"] in err and said["session_id"] is None
+    assert load(sid).conversation.messages == before.conversation.messages
+
+
 def test_extractive_dry_run_refuses_where_the_built_summary_would_grow_the_view(
         capsys: pytest.CaptureFixture[str]) -> None:
     # Two short messages: an empty summary would shrink the view, the extractive one (with
@@ -506,6 +534,31 @@ def test_dry_run_where_no_summary_request_fits_exits_1_as_the_real_run(
     said = json.loads(json_out)
     assert said["would_change"] is False and "does not fit" in said["reason"]
     assert priced_model.requests == []
+    # The fix it names is one that works: the extractive summary, no model call.
+    assert real.rstrip().endswith("— use --strategy extractive (a summary built from the "
+                                  "transcript, no model call), or set compaction_model to a "
+                                  "model with a larger context window")
+    out, _ = cli(capsys, "compact", "work", "--strategy", "extractive")
+    assert out.startswith("Compacted work (extractive)") and priced_model.requests == []
+
+
+def test_instructions_too_large_for_the_window_are_named_as_the_cause(
+        priced_model: FakeServer, capsys: pytest.CaptureFixture[str]) -> None:
+    Path(os.environ["GOOSECTX_CONFIG"]).write_text(
+        f'[models."{PRICED_MODEL}"]\ncontext_limit = 4000\nmax_output_tokens = 500\n')
+    sid = saved_session()
+    before = load(sid)
+    long_instructions = "Keep every detail of the parser work. " * 400
+    for flags in ((), ("--dry-run",)):
+        _, err = cli(capsys, "compact", "work", "--instructions", long_instructions, *flags,
+                     code=1)
+        line = err.strip().splitlines()[-1]
+        assert "the instructions alone are ~" in line, line
+        assert line.endswith("— shorten the instructions (--instructions, or the text after "
+                             "/compact)"), line
+        assert "compaction_model" not in line
+    assert priced_model.requests == []
+    assert load(sid).conversation.messages == before.conversation.messages
 
 
 

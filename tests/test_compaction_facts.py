@@ -130,3 +130,17 @@ def test_the_last_error_of_a_command_keeps_its_message_not_only_the_exit_code() 
     assert "## Errors (from the transcript)" in summary
     assert "sys.exit(\"SECOND-ERR: tests failed 3/7\")'`: SECOND-ERR: tests failed 3/7" in summary
     assert "shell `false`: [exit code: 2]" in summary  # nothing better to say than the code
+
+
+def test_a_file_named_relative_then_absolute_is_listed_once() -> None:
+    # SWE-agent's function calls: `open tests/m.py` (relative), then `edit` of the file its
+    # editor reports open ("[File: /repo/tests/m.py …]", absolute). One file, one line.
+    head = [Message.user("fix the syntax error"),
+            *tool_pair("[File: /repo/tests/m.py (4 lines total)]\n1:def f()\n", name="open",
+                       args={"path": "tests/m.py"}),
+            *tool_pair("File updated.", name="edit",
+                       args={"search": "def f()", "replace": "def f():"}),
+            Message.assistant("fixed")]
+    out = merge_facts("SUMMARY", head, max_tokens=1500, counter=TokenCounter())
+    files = out.split("## Files changed (from the transcript)\n\n")[1].split("\n\n")[0]
+    assert files.splitlines() == ["- `/repo/tests/m.py`: edited, read"]

@@ -339,6 +339,22 @@ def test_failed_auto_summary_falls_back_to_the_extractive_summary_in_the_same_st
     assert collect(cm.before_call(REQUEST)) == []  # not retried before a model call
 
 
+def test_a_manual_compaction_with_an_unusable_reply_does_not_announce_the_breaker() -> None:
+    # Two failed automatic attempts; then /compact gets a one-word reply, kept with the
+    # extractive summary beneath it: "Compacted (llm)" — no "failed 3 compactions in a row:
+    # automatic compaction now uses the extractive summary" beside it, and it is not so.
+    messages, limit = over(0.9)
+    session = make_session(messages)
+    session.state.compaction_failures = 2
+    provider = ScriptedProvider(["Summary"], context_limit_tokens=limit)
+    events = collect(manager(session, provider).compact(REQUEST))
+    assert replaced(events)[0].strategy == "llm"
+    assert any("did not follow the requested format" in t for t in notices(events))
+    assert not any("in a row" in t for t in notices(events))
+    assert session.state.compaction_failures == 2
+    assert manager(session, provider).guard.strategy("llm") == "llm"
+
+
 def test_three_failed_attempts_make_compaction_extractive_until_a_manual_one_works() -> None:
     messages, limit = over(0.9)
     session = make_session(messages)

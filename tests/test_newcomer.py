@@ -101,7 +101,7 @@ def test_help_shows_each_command_with_its_arguments(tmp_path: Path, plain: bool)
     out = buf.getvalue()
     for info in COMMANDS:
         assert usage_string(info) in out, usage_string(info)
-    assert "/compact [instructions]" in out and "/history [agent|user]" in out
+    assert "/compact [--extractive] [instructions]" in out and "/history [agent|user]" in out
     assert "/show [N]" in out  # the README's folded outputs say "(/show 3)"
 
 
@@ -123,7 +123,7 @@ def test_help_at_80_columns_gives_the_summaries_room(tmp_path: Path) -> None:
     lines = buf.getvalue().splitlines()
     assert any(line.split() == ["/exit", "leave", "(the", "session", "is", "saved)"]
                for line in lines)
-    assert any("/compact [instructions]" in line and "summarise the context now" in line
+    assert any("/compact [--extractive]" in line and "summarise the context now" in line
                for line in lines)
     assert any(line.strip().startswith("/extension list|add") for line in lines)
     assert all(len(line) <= 80 for line in lines)

@@ -159,6 +159,18 @@ def test_context_window_rejections_are_recognised(fake_server: FakeServer, reply
     assert len(fake_server.requests) == 1  # not retried
 
 
+@pytest.mark.parametrize("error", ["context_length", "llama_context"])
+def test_the_window_a_context_rejection_states_becomes_the_context_limit(
+        fake_server: FakeServer, error: str) -> None:
+    # OpenAI says it in the message; llama-server only in the body's "n_ctx" (litellm's
+    # message drops it): either way the next request is planned for 8,192, not 128,000.
+    fake_server.add({"error": error})
+    provider = provider_for(fake_server, context_limit=128_000)
+    with pytest.raises(ContextLengthExceeded):
+        call(provider)
+    assert provider.context_limit().tokens == 8192
+
+
 def test_bad_key_is_auth_failed_naming_the_variable(fake_server: FakeServer) -> None:
     fake_server.add({"error": "auth"})
     with pytest.raises(AuthFailed) as info:

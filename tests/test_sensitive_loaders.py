@@ -142,3 +142,32 @@ def test_an_allow_rule_naming_the_file_covers_it(project: Path) -> None:
                          working_dir=project).action == "run"
     assert shell_verdict(rules, "dotenv run -- node app.js",
                          "smart_approve", working_dir=project).action == "ask"
+
+
+DOTENV_RUN = PermissionRules(allow=("shell(dotenv run*)", "shell(dotenv -q*)", "shell(node*)"))
+
+
+@pytest.mark.parametrize("command", ["dotenv run -- node app.js", "dotenv run node app.js",
+                                     "dotenv run --override -- node app.js",
+                                     "dotenv -q always run -- node app.js"])
+def test_dotenv_run_is_judged_by_the_program_after_it(tmp_path: Path, command: str) -> None:
+    # python-dotenv's `run` is its subcommand, not the program: it said "dotenv runs run".
+    verdict = shell_verdict(DOTENV_RUN, command, "smart_approve", working_dir=tmp_path)
+    assert verdict.action == "run", verdict.reason
+    alone = shell_verdict(PermissionRules(allow=("shell(dotenv*)",)), command, "smart_approve",
+                          working_dir=tmp_path)
+    assert alone.action == "ask" and "dotenv runs node," in alone.reason, alone.reason
+    (tmp_path / ".env").write_text("API_KEY=x\n")  # what it loads: asked, as ever
+    loaded = shell_verdict(DOTENV_RUN, command, "smart_approve", working_dir=tmp_path)
+    assert loaded.action == "ask" and ".env" in loaded.reason, loaded.reason
+
+
+@pytest.mark.parametrize("command", ["dotenv run -- rm -rf src", "dotenv run rm -rf src",
+                                     "dotenv -e .env -v K=1 -- rm -rf src",
+                                     "dotenv -- run rm -rf src", "dotenv -c -- rm -rf src",
+                                     "dotenv run -- node x.js; rm -rf src"])
+def test_what_dotenv_runs_is_never_covered_by_its_own_rule(tmp_path: Path,
+                                                           command: str) -> None:
+    rules = PermissionRules(allow=("shell(dotenv*)", "shell(node*)"), deny=("shell(rm*)",))
+    verdict = shell_verdict(rules, command, "smart_approve", working_dir=tmp_path)
+    assert verdict.action != "run" and "rm" in verdict.reason, verdict.reason

@@ -25,13 +25,15 @@ def limit_line(capsys: pytest.CaptureFixture[str]) -> str:
     return next(x for x in out.splitlines() if x.startswith("context limit"))
 
 
+@pytest.mark.parametrize("error", ["context_length", "llama_context"])
 def test_a_window_stated_by_a_turn_that_failed_is_kept_with_the_session(
         fake_server: FakeServer, isolated_env: dict[str, Path],
-        capsys: pytest.CaptureFixture[str]) -> None:
-    # The only reply is the 400 that states 8,192: the turn fails (no compaction can help),
-    # but the user's message is saved, and so is the window the server stated.
+        capsys: pytest.CaptureFixture[str], error: str) -> None:
+    # The only reply is the 400 that states 8,192 (OpenAI's words, or llama-server's "n_ctx"
+    # in the body): the turn fails (no compaction can help), but the user's message is
+    # saved, and so is the window the server stated.
     configure(isolated_env["config"], fake_server)
-    fake_server.add({"error": "context_length"})
+    fake_server.add({"error": error})
     _, err = cli(capsys, "run", "--name", "cl", "-t", "hello there", code=1)
     assert "8,192" in err
     line = limit_line(capsys)

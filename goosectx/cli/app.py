@@ -235,10 +235,10 @@ def compact(
     ] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
     max_summary_tokens: Annotated[
-        int | None, typer.Option(
-            "--max-summary-tokens", min=100, max=100_000_000,
-            help="Extractive summary budget. Default: 4,000, at most a quarter of the context "
-                 "window and half of what it summarises.")
+        str | None, typer.Option(  # read in the command: a bad one is a --json failure too
+            "--max-summary-tokens", metavar="TOKENS",
+            help="Extractive summary budget (100 to 100,000,000). Default: 4,000, at most a "
+                 "quarter of the context window and half of what it summarises.")
     ] = None,
     model: ModelOpt = None,
     undo: Annotated[bool, typer.Option(
@@ -264,6 +264,10 @@ def compact(
             from goosectx.testhooks import pause_point
 
             pause_point("compact:loading")
+            from goosectx.cli.compact_cancel import summary_tokens_option
+
+            budget = summary_tokens_option(max_summary_tokens, as_json=as_json,
+                                           dry_run=dry_run, undo=undo)
             if undo:
                 from goosectx.cli.compact_undo import undo_session
 
@@ -275,8 +279,7 @@ def compact(
             code = compact_session(
                 loaded, session_ref, instructions=instructions,
                 strategy=strategy.value if strategy else None, dry_run=dry_run,
-                as_json=as_json, max_summary_tokens=max_summary_tokens,
-                model=model or STATE.model)
+                as_json=as_json, max_summary_tokens=budget, model=model or STATE.model)
         except KeyboardInterrupt:  # while loading: nothing was written yet
             from goosectx.cli.compact_cancel import cancelled_compaction
 

@@ -1,4 +1,6 @@
-"""Ctrl-C during ``goosectx compact`` (or ``--undo``): one line, the exit code, ``--json``'s object.
+"""``goosectx compact``'s failures before its work: Ctrl-C, a bad ``--max-summary-tokens``.
+
+One line, the exit code, and ``--json``'s object (see docs/architecture.md).
 
 Kept apart from :mod:`goosectx.cli.compact_cmd` (whose import may be what was interrupted):
 the command marks :data:`progress` once it saved its change, so an interrupt after that is
@@ -68,3 +70,32 @@ def cancelled_compaction(*, as_json: bool, dry_run: bool, undo: bool) -> NoRetur
         else:
             print_refusal(None, error, dry_run)
     raise error from None
+
+
+SUMMARY_TOKENS_RANGE = (100, 100_000_000)
+"""What ``--max-summary-tokens`` takes."""
+
+
+def summary_tokens_option(text: str | None, *, as_json: bool, dry_run: bool,
+                          undo: bool) -> int | None:
+    """``--max-summary-tokens`` as a number (``None`` when not given).
+
+    Read by the command, not by typer: a bad value is a failure like any other, with its
+    object on stdout under ``--json`` (README: any failure with ``--json`` prints one).
+
+    Raises:
+        UsageError: not a whole number in :data:`SUMMARY_TOKENS_RANGE` (exit 2).
+    """
+    from goosectx.cli.typer_params import whole_number
+
+    if text is None:
+        return None
+    try:
+        return whole_number(text, "--max-summary-tokens", *SUMMARY_TOKENS_RANGE)
+    except GoosectxError as exc:
+        if as_json:
+            if undo:
+                print_undo_refusal(None, exc)
+            else:
+                print_refusal(None, exc, dry_run)
+        raise

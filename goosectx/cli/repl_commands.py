@@ -10,14 +10,12 @@ command, drawing through the REPL's renderer. ``/exit`` is handled by the REPL's
 from __future__ import annotations
 
 import os
-import shlex
 from collections.abc import Iterator, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from goosectx.budget import cap_source
 from goosectx.cli import custom_commands, repl_agent, reports, slash
-from goosectx.cli.common import session_ref
 from goosectx.cli.folding import plural
 from goosectx.cli.start_warnings import shown_path
 from goosectx.compaction import calibration
@@ -68,7 +66,7 @@ def run_command(repl: Repl, command: slash.SlashCommand) -> None:
         if not custom_commands.run_custom(repl, command):  # /NAME of a NAME.md file
             repl.renderer.notice(f"{command.message} — {command.hint}", style="yellow")
     elif isinstance(command, slash.Compact):
-        strategy = "llm" if repl.provider is not None else "extractive"
+        strategy = "llm" if repl.provider is not None and not command.extractive else "extractive"
         repl._drive(lambda cancel: _in_repl_words(repl, repl.agent.compact(
             command.instructions, strategy=strategy, cancel=cancel)))
     elif isinstance(command, slash.UndoCompact):
@@ -359,17 +357,14 @@ def _in_repl_words(repl: Repl, events: Iterator[Any]) -> Iterator[Any]:
     """A compaction's events, with a refusal's hint in words that work in the REPL.
 
     A hint naming ``goosectx compact``'s option (``use --strategy extractive``) names the
-    whole command instead, after ``/exit``: ``/compact`` takes instructions only, and the
-    command finds the session in use while the REPL holds it.
+    REPL's own form of it, ``/compact --extractive``.
     """
     try:
         yield from events
     except GoosectxError as exc:
         if exc.hint and CLI_STRATEGY_HINT in exc.hint:
-            command = f"goosectx compact {shlex.quote(session_ref(repl.session))} " \
-                      "--strategy extractive"
-            exc.hint = exc.hint.replace(CLI_STRATEGY_HINT,  # the REPL holds the session
-                                        f"leave with /exit and run {command}")
+            exc.hint = exc.hint.replace(CLI_STRATEGY_HINT,
+                                        f"use /compact {slash.EXTRACTIVE_OPTION}")
         raise
 
 

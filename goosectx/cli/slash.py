@@ -93,7 +93,8 @@ COMMANDS: tuple[CommandInfo, ...] = (
     CommandInfo("/help", "", "show commands and keys"),
     CommandInfo("/exit", "", "leave (the session is saved)"),
     CommandInfo("/quit", "", "leave (the session is saved)"),
-    CommandInfo("/compact", "[instructions]", "summarise the context now; the transcript stays"),
+    CommandInfo("/compact", "[--extractive] [instructions]", "summarise the context now (with "
+                "--extractive: from the transcript, no model call); the transcript stays"),
     CommandInfo("/undo", "[--force]", "undo the file edits made since your last message "
                 "(again: one more message back); --force overwrites later changes"),
     CommandInfo("/undo-compact", "", "give the model back what the last compaction replaced "
@@ -122,6 +123,8 @@ COMMANDS: tuple[CommandInfo, ...] = (
 )
 
 _NAMES = tuple(c.name for c in COMMANDS)
+EXTRACTIVE_OPTION = "--extractive"
+"""``/compact --extractive``: ``goosectx compact --strategy extractive`` inside the REPL."""
 
 
 def is_command_line(line: str) -> bool:
@@ -164,6 +167,9 @@ def parse_slash(line: str) -> SlashCommand | None:
     if name in ("/exit", "/quit"):
         return _no_arg(name, arg, Exit())
     if name == "/compact":
+        option, _, instructions = arg.partition(" ")
+        if option.lower() == EXTRACTIVE_OPTION:
+            return Compact(instructions.strip() or None, extractive=True)
         return Compact(arg or None)
     if name == "/clear":
         return _no_arg(name, arg, Clear())

@@ -26,13 +26,16 @@ class Exit:
 
 @dataclass(frozen=True, slots=True)
 class Compact:
-    """``/compact [instructions]``: compact the context now.
+    """``/compact [--extractive] [instructions]``: compact the context now.
 
     Attributes:
         instructions: Extra instructions for the summary, or ``None``.
+        extractive: ``--extractive``: the summary is built from the transcript, no model call
+            (``goosectx compact --strategy extractive``).
     """
 
     instructions: str | None = None
+    extractive: bool = False
 
 
 @dataclass(frozen=True, slots=True)

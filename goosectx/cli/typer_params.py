@@ -55,14 +55,22 @@ def _whole_number(text: str, info: Any, param: Any) -> int:
     Raises:
         UsageError: anything else (one line naming the range).
     """
+    name = max(getattr(param, "opts", None) or [str(getattr(param, "name", "the value"))],
+               key=len)
+    return whole_number(text, name, getattr(info, "min", None), getattr(info, "max", None))
+
+
+def whole_number(text: str, name: str, low: int | None, high: int | None) -> int:
+    """``text`` as a whole number from ``low`` to ``high`` (either may be ``None``).
+
+    Raises:
+        UsageError: anything else (one line naming ``name`` and the range).
+    """
     from goosectx.errors import UsageError
 
-    low, high = getattr(info, "min", None), getattr(info, "max", None)
     number = int(text) if _WHOLE.fullmatch(text.strip()) else None
     if number is not None and (low is None or number >= low) and (high is None or number <= high):
         return number
-    name = max(getattr(param, "opts", None) or [str(getattr(param, "name", "the value"))],
-               key=len)
     raise UsageError(f"{name} must be a whole number{_allowed(low, high)}; got {text!r}")
 
 

@@ -69,7 +69,7 @@ def _changed_paths(facts: Facts, kept: str) -> list[tuple[str, str]]:
     the edit alone would have the model build on edits no longer on disk.
     """
     out = []
-    for r in facts.files.values():
+    for r in {id(r): r for r in facts.files.values()}.values():  # one record, two names
         if r.listed and (r.path not in kept or r.undone and not any(
                 r.path in line and " by /undo" in line for line in kept.splitlines())):
             out.append((r.path, r.describe()))

@@ -97,11 +97,18 @@ class CompactionGuard:
 
     def on_compacted(self, trigger: CompactionTrigger, *, wanted: CompactionStrategy,
                      failed: bool, tokens_before: int, tokens_after: int) -> None:
-        """A compaction replaced the history (``failed``: the model's summary was not used)."""
+        """A compaction replaced the history (``failed``: the model's summary was not used).
+
+        Only an automatic (or reactive) one counts a failure: a manual one that failed
+        outright counts none, nor does one that still compacted (a tiny reply kept with the
+        extractive summary beneath it) — the breaker's notice, "now extractive until a
+        /compact with the model succeeds", would contradict the ``Compacted … (llm)`` beside
+        it.
+        """
         self.compacted_since_call = True
         if wanted == "llm" and not failed:
             self.state.compaction_failures = 0
-        elif wanted == "llm":
+        elif wanted == "llm" and trigger != "manual":
             self.on_failed()
         # A reactive compaction lifts a pause: the same judgement may set it again.
         self._judged_step_tokens = self._step_tokens if trigger != "manual" else None

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from goosectx.compaction.budget import Budget
 from goosectx.compaction.layout import laid_out_tokens, plan_split
 from goosectx.compaction.prompts import RESENT_HEADING_KIND
-from goosectx.compaction.request import SummaryLadder, reserved_output_tokens
+from goosectx.compaction.request import SummaryLadder, no_rung_fits, reserved_output_tokens
 from goosectx.compaction.tail import Split
 from goosectx.conversation import Conversation, Message, repair
 from goosectx.errors import CompactionFailed, CompactionWouldGrow
@@ -123,6 +123,8 @@ def plan(
                            instructions=instructions, max_output_tokens=budget.summary_max_tokens,
                            result_chars=budget.result_chars)
     first = ladder.first()
+    if first is None and (over := ladder.instructions_over()) is not None:
+        raise no_rung_fits(limit, provider.model, instructions_tokens=over)
     if first is None:
         return CompactionPlan(tokens_before, "llm", len(messages), provider.model, limit,
                               max_tokens=reserved_output_tokens(limit, output,

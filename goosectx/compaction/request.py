@@ -224,6 +224,17 @@ class SummaryLadder:
         """Most input tokens a request may have and still fit (95 % of the window − reserve)."""
         return self.window - self.reserve
 
+    def instructions_over(self) -> int | None:
+        """The instructions' tokens when they alone leave no room for the conversation.
+
+        That is when the request with no conversation line at all is over the input budget;
+        ``None`` otherwise (or without instructions).
+        """
+        if not (self.instructions and self.instructions.strip()) or (
+                self._fixed < self.input_budget_tokens):
+            return None
+        return self.counter.count_text(self.instructions)
+
     def _approx(self, lines: Sequence[Line]) -> int:
         return self._fixed + sum(line.tokens for line in lines)
 
@@ -364,12 +375,24 @@ class SummaryLadder:
 TOO_LARGE = "even with every tool result removed and long texts elided it is too large"
 
 
-def no_rung_fits(limit: int, model: str, why: str = TOO_LARGE) -> CompactionFailed:
+NO_RUNG_HINT = ("use --strategy extractive (a summary built from the transcript, no model "
+                "call), or set compaction_model to a model with a larger context window")
+"""What works when no summary request fits: the extractive summary fits any window."""
+
+
+def no_rung_fits(limit: int, model: str, why: str = TOO_LARGE, *,
+                 instructions_tokens: int | None = None) -> CompactionFailed:
     """The refusal when no summary request fits ``model``'s ``limit``-token context window.
 
-    Here, beside the ladder, so a dry run that refuses says it without importing the
-    summariser (:mod:`.summarize`: ~7 ms of imports).
+    ``instructions_tokens``: the instructions alone are too large
+    (:meth:`SummaryLadder.instructions_over`), the fix is to shorten them. Here, beside the
+    ladder, so a dry run that refuses says it without importing the summariser
+    (:mod:`.summarize`: ~7 ms of imports).
     """
-    return CompactionFailed(
-        f"the summary request does not fit the {limit:,}-token context window of {model}: {why}",
-        "set compaction_model to a model with a larger context window, or start a new session")
+    fits_not = f"the summary request does not fit the {limit:,}-token context window of {model}"
+    if instructions_tokens is not None:
+        return CompactionFailed(
+            f"{fits_not}: the instructions alone are ~{instructions_tokens:,} tokens, more "
+            "than the request may hold", "shorten the instructions (--instructions, or the "
+            "text after /compact)")
+    return CompactionFailed(f"{fits_not}: {why}", NO_RUNG_HINT)

@@ -177,7 +177,8 @@ def summary_from(provider: Provider, messages: Sequence[Message], instructions: 
         if not text:
             if billed is not None and response.usage is not None:
                 billed.append(entry)
-            raise MalformedModelReply(_no_text_reply(provider.model, response.message))
+            raise MalformedModelReply(_no_text_reply(provider.model, response.message),
+                                      "try again, or use --strategy extractive")
         if response.finish_reason == STOPPED_OVER_BUDGET:  # the caller refuses it, and bills
             entry = replace(entry, usage=stopped_usage(provider, response.usage,  # what was
                                                        candidate.estimate_tokens,  # read
@@ -188,7 +189,8 @@ def summary_from(provider: Provider, messages: Sequence[Message], instructions: 
                              parsed is not None)
     limit = provider.context_limit().tokens  # a window the server stated, if it did
     raise no_rung_fits(limit, provider.model,
-                       rejected_text(provider.model, rejected) if rejected else TOO_LARGE)
+                       rejected_text(provider.model, rejected) if rejected else TOO_LARGE,
+                       instructions_tokens=None if rejected else ladder.instructions_over())
 
 
 def stopped_usage(provider: Provider, reported: Usage | None, input_tokens: int,

@@ -69,6 +69,44 @@ def stated_limit_tokens(text: str) -> int | None:
     return None
 
 
+def _reply_bodies(exc: BaseException) -> list[str]:
+    """The error bodies the server sent, as far as the exception chain carries them.
+
+    litellm's message keeps only the body's ``message``: llama-server states its window in a
+    field beside it (``"n_ctx": 8192``), kept in the ``body`` / ``response`` of the exception
+    litellm wraps (and of litellm's own, whose ``response`` is the server's reply).
+    """
+    import json
+
+    bodies: list[str] = []
+    for cause in _chain(exc):
+        body = getattr(cause, "body", None)
+        if isinstance(body, dict | list):
+            bodies.append(json.dumps(body)[:BODY_CHARS])
+        elif isinstance(body, str):
+            bodies.append(body[:BODY_CHARS])
+        try:  # a streamed reply not read, or a stand-in litellm made: no text to read
+            text = getattr(getattr(cause, "response", None), "text", None)
+        except Exception:  # noqa: BLE001 — httpx raises its own for an unread stream
+            text = None
+        if isinstance(text, str) and text:
+            bodies.append(text[:BODY_CHARS])
+    return bodies
+
+
+BODY_CHARS = 20_000
+"""How much of an error body is searched for the stated window (it sits near the start)."""
+
+
+def stated_limit_of(exc: BaseException, said: str) -> int | None:
+    """The window a context error states, in its message or in the body the server sent."""
+    for text in (said, *_reply_bodies(exc)):
+        stated = stated_limit_tokens(text)
+        if stated is not None:
+            return stated
+    return None
+
+
 def is_api_error(exc: BaseException) -> bool:
     """True for errors of the HTTP call itself (as opposed to bugs of ours)."""
     import httpx
@@ -154,7 +192,7 @@ def translate_error(exc: BaseException, *, model: str, where: str, key_env: str
     if isinstance(exc, litellm.ContextWindowExceededError) or (
         status not in (401, 403, 429) and is_context_error_text(said)
     ):
-        stated = stated_limit_tokens(said)
+        stated = stated_limit_of(exc, said)
         log.info("context error from %s (window stated: %s): %s", model, stated, text)
         return ContextLengthExceeded(f"{model} rejected the request as longer than its "
                                      f"context window: {text}"), stated
