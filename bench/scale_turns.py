@@ -1,6 +1,6 @@
 """The scale table's memory-over-turns row: a REPL's RSS growth over many turns.
 
-A resumed long session turns Python's full cycle collections off (``cli/collector.py``); what
+A resumed long session turns Python's full cycle collections off (``collector.py``); what
 each turn leaves in cycles must still be freed, or the REPL grows with every turn. The row
 runs ``WARM`` turns, reads the process's RSS, runs ``TURNS`` more and reads it again: the
 growth over those turns, next to the same in a new session (where the collector runs as

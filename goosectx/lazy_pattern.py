@@ -12,11 +12,12 @@ come before the class's), so a hot loop pays nothing for the laziness.
 
 from __future__ import annotations
 
-import gc
 import re
 import sys
 from collections.abc import Callable, Iterator
 from typing import Any
+
+from goosectx.collector import cycle_collector_paused
 
 _METHODS = ("search", "match", "fullmatch", "finditer", "findall", "sub", "split")
 
@@ -29,13 +30,8 @@ def compile_long(source: str) -> re.Pattern[str]:
     the parse set off walked them again and again — the compile took 2.5x as long at twice
     the length; paused, it is linear (1.6 µs a character; bench/redaction_keys.py).
     """
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
+    with cycle_collector_paused():
         return re.compile(source)
-    finally:
-        if collecting:
-            gc.enable()
 
 
 class LazyPattern:

@@ -19,10 +19,10 @@ from typing import Any
 import pytest
 from rich.console import Console
 
-from goosectx.cli.collector import FREEZE_FROM
 from goosectx.cli.common import load_to_resume
 from goosectx.cli.driver import EventSource, TurnDriver
 from goosectx.cli.render import TranscriptRenderer
+from goosectx.collector import FREEZE_FROM
 from goosectx.conversation import Conversation, Message
 from goosectx.store import SessionStore
 

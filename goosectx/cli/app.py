@@ -10,7 +10,7 @@ never import litellm.
 import sys
 from typing import Annotated, Any
 
-from goosectx.cli.collector import cycle_collector_paused
+from goosectx.collector import cycle_collector_paused
 
 with cycle_collector_paused(frozen_after=True):  # no collection walks what they make (~4 ms)
     import typer
@@ -245,8 +245,8 @@ def compact(
         "--undo", help="Give the model back the view the last compaction replaced.")] = False,
 ) -> None:
     """Compact a saved session offline (or undo its last compaction)."""
-    from goosectx.cli.collector import cycle_collector_paused
     from goosectx.cli.exit_signals import as_ctrl_c
+    from goosectx.collector import cycle_collector_paused
 
     loaded = settings()
     extract_with = (model or STATE.model or loaded.model) if not (undo or dry_run) else None
@@ -332,7 +332,7 @@ def main(argv: list[str] | None = None) -> None:
     flushing their output and the log: their session is saved and the store closed by then.
     """
     if (sys.argv[1:] if argv is None else argv)[:1] == ["compact"]:
-        from goosectx.cli.collector import cycle_collector_paused
+        from goosectx.collector import cycle_collector_paused
 
         with cycle_collector_paused():  # its command pauses it: from its modules' import on
             code = closed_output() or dispatch(app, argv, command_app)

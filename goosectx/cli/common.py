@@ -11,8 +11,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from goosectx.blank_chars import quoted
-from goosectx.cli.collector import cycle_collector_paused, keep_out_of_collections
 from goosectx.cli.sanitize import one_line_safe
+from goosectx.collector import cycle_collector_paused, keep_out_of_collections
 from goosectx.config import Settings
 from goosectx.errors import GoosectxError, SessionNotFound, UsageError
 from goosectx.plain_record import mutable_record

@@ -116,8 +116,8 @@ def compact_session(
         CompactionFailed, ProviderError: compaction failed (or, for a dry run, would be
             refused before any call: ``would change nothing: …``); the session is unchanged.
     """
-    from goosectx.cli.collector import cycle_collector_paused
     from goosectx.cli.common import resolve_session
+    from goosectx.collector import cycle_collector_paused
 
     session_id: str | None = None
     progress.saved = False  # this command's (tests run several in one process)

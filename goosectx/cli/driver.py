@@ -20,11 +20,11 @@ from typing import Any
 from rich.cells import cell_len, set_cell_size
 
 from goosectx.approval import ApprovalAnswer, ApprovalDecision
-from goosectx.cli.collector import after_turn
 from goosectx.cli.exit_signals import received
 from goosectx.cli.folding import clean_output
 from goosectx.cli.render import TranscriptRenderer
 from goosectx.cli.terminal import TerminalEcho
+from goosectx.collector import after_turn
 from goosectx.conversation import ToolRequest
 from goosectx.events import Event, Notification
 

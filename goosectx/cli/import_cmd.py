@@ -44,7 +44,7 @@ def import_sessions(
     (:mod:`goosectx.cli.import_pipe`), then imported like a file.
 
     Python's cycle collector is paused meanwhile
-    (:func:`~goosectx.cli.collector.cycle_collector_paused`). An error's line shows a secret of
+    (:func:`~goosectx.collector.cycle_collector_paused`). An error's line shows a secret of
     this environment it quotes from the file as ``[REDACTED]``
     (:func:`~goosectx.cli.import_secrets.error_without_secrets`).
 
@@ -73,10 +73,10 @@ def _import_path(
     force: bool, use_source_dir: bool,
 ) -> None:
     """:func:`import_sessions`, its errors as raised (a secret of the file unredacted)."""
-    from goosectx.cli.collector import cycle_collector_paused
     from goosectx.cli.common import check_new_name, current_dir
     from goosectx.cli.import_pipe import readable_path, shown_as_given
     from goosectx.cli.import_progress import ImportProgress
+    from goosectx.collector import cycle_collector_paused
     from goosectx.errors import ImportFormatError
 
     check_new_name(name)  # before anything is read

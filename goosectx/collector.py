@@ -1,6 +1,7 @@
 """Python's cycle collector around goosectx's long-lived objects (docs/architecture.md §8).
 
-The command line's start-up imports and a one-shot command over a whole session pause it
+The command line's start-up imports, a one-shot command over a whole session and the compile
+of a long regex (:func:`goosectx.lazy_pattern.compile_long`) pause it
 (:func:`cycle_collector_paused`); a long
 resumed session is frozen out of its walks and full collections stay off for the process
 (:func:`keep_out_of_collections`); each turn's cycles are then freed when it ends
