@@ -46,8 +46,8 @@ _NUMBER_LINE = LazyPattern(rf"({HEX}{{6,16}})?((?:[ \t]+-?[0-9]{{1,22}})+)[ \t]*
 _NUMBER_CELL = LazyPattern("-?[0-9]+")
 _HEX_LETTER = LazyPattern("[a-fA-F]")
 _PLAIN_LINE = LazyPattern(PLAIN)
-_PLAIN_CELL = LazyPattern(f"{HEX}+")
 _HEX_CELL = LazyPattern(f"{HEX}+")
+_OCTAL = frozenset("01234567")
 WORDS = ("hex", "number", "plain")
 """Kinds of line whose cells are words of ``width // 2`` bytes (read in both byte orders)."""
 
@@ -71,7 +71,7 @@ class Line:
         if self.kind == "char":
             return [(at, at + 4) for at in range(start, end, 4)]
         if self.kind == "plain" and self.width > 16:  # (``xxd -p``: a byte each 2 digits)
-            return [(at, at + 2) for m in _PLAIN_CELL.finditer(text, start, end)
+            return [(at, at + 2) for m in _HEX_CELL.finditer(text, start, end)
                     for at in range(m.start(), m.end() - 1, 2)]
         each = self.width // 2 if self.kind in WORDS else 1
         cell = _NUMBER_CELL if self.kind == "number" else _HEX_CELL
@@ -146,9 +146,9 @@ def _other_hex(text: str, match: re.Match[str], words: list[str], width: int) ->
         kept += 1  # (a last group cut short)
     if width == 8 and all(set(w) <= {"0", "1"} for w in words[:kept]):
         kind, data = "bits", "".join(chr(int(w, 2)) for w in words[:kept])
-    elif width == 3 and all(w[0] in "0123" and set(w) <= set("01234567") for w in words[:kept]):
+    elif width == 3 and all(w[0] in "0123" and set(w) <= _OCTAL for w in words[:kept]):
         return None  # (octal bytes: read as ``od -c``'s cells, as od -b writes them)
-    elif width in (6, 11) and all(set(w) <= set("01234567") for w in words):
+    elif width in (6, 11) and all(set(w) <= _OCTAL for w in words):
         return None  # (octal words, ``od -o``: :func:`_number_line`)
     elif width % 2 == 0:
         kind, data = "hex", bytes.fromhex("".join(words[:kept])).decode("latin-1")
@@ -174,7 +174,7 @@ def _number_line(text: str, start: int, end: int) -> Line | None:
         return None
     words = match.group(2).split()
     lengths = set(map(len, words))
-    if lengths in ({6}, {11}) and all(set(w) <= set("01234567") for w in words):
+    if lengths in ({6}, {11}) and all(set(w) <= _OCTAL for w in words):
         size, base = (2 if lengths == {6} else 4), 8
     else:
         pitch = _pitch(match.group(2), words)
@@ -200,7 +200,7 @@ def plain_line(text: str, start: int, end: int) -> Line | None:
     match = _PLAIN_LINE.fullmatch(text, start, end)
     if match is None:
         return None
-    groups = _PLAIN_CELL.findall(text, start, end)
+    groups = _HEX_CELL.findall(text, start, end)
     width = len(groups[0])
     if sum(map(len, groups)) < 16 or any(len(g) % 2 for g in groups) \
             or any(len(g) != width for g in groups[:-1]) or len(groups[-1]) > width:

@@ -99,8 +99,7 @@ def _pattern(forms: list[str], secrets: set[str]) -> re.Pattern[str] | None:
     for form in forms:
         for first, rest in _branches(form, form in secrets):
             groups.setdefault(first, []).append(rest)
-    branches = (first + (rests[0] if len(rests) == 1 else "(?:{})".format("|".join(rests)))
-                for first, rests in groups.items())
+    branches = (first + _either(tuple(rests)) for first, rests in groups.items())
     return compile_long("|".join(branches)) if groups else None
 
 

@@ -250,3 +250,14 @@ def _encoded(text: str, *, latin1: bool) -> bytes:
         except UnicodeEncodeError:
             pass
     return text.encode("utf-8", _ERRORS)
+
+
+def apart(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """``spans`` in order, those that overlap or touch made one."""
+    merged: list[tuple[int, int]] = []
+    for start, end in sorted(spans):
+        if merged and start <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(end, merged[-1][1]))
+        else:
+            merged.append((start, end))
+    return merged

@@ -20,7 +20,7 @@ import urllib.parse
 from collections.abc import Callable
 
 from goosectx.redaction_base64 import base64_forms, base64_run, bytes_base64_forms
-from goosectx.redaction_check import QuickCheck, decoded
+from goosectx.redaction_check import QuickCheck, apart, decoded
 from goosectx.secret_names import MIN_SECRET_CHARS
 
 KEY_CORE_MIN_CHARS = 16
@@ -204,11 +204,12 @@ class Utf32Forms:
     def __init__(self, secrets: list[str], prefixes: set[str], compile_forms: Compile) -> None:
         self._prefixes = sorted(prefixes, key=len, reverse=True)  # (``sk-proj-``: its core's
         # forms are looked for, the prefix's written just before a match go with it)
-        self.forms = sorted({f for s in secrets for f in utf32_forms(s)}, key=len, reverse=True)
+        each = [utf32_forms(s) for s in secrets]
+        self.forms = sorted({f for forms in each for f in forms}, key=len, reverse=True)
         self.checked = self.forms + [f for s in secrets for f in _utf32_shared(s)]
         self._check = QuickCheck(self.checked)
         self._base64 = {f for s in secrets for data in utf32(s) for f in bytes_base64_forms(data)}
-        self._searched = {f for s in secrets for f in utf32_forms(s)[:1]}  # (%73%00%00%00…)
+        self._searched = {forms[0] for forms in each if forms}  # (%73%00%00%00…)
         self._compile = compile_forms
 
     @functools.cached_property
@@ -243,15 +244,7 @@ class Utf32Forms:
     def with_spans(self, text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
         """``spans`` (in order, apart) and :meth:`spans` of ``text``: in order, met ones joined."""
         found = self.spans(text)
-        if not found:
-            return spans
-        out: list[tuple[int, int]] = []
-        for start, end in sorted(spans + found):
-            if out and start <= out[-1][1]:
-                out[-1] = (out[-1][0], max(out[-1][1], end))
-            else:
-                out.append((start, end))
-        return out
+        return apart(spans + found) if found else spans
 
     def spans(self, text: str) -> list[tuple[int, int]]:
         """Where ``text`` holds one of the forms (a base64 one's run around it), in order, apart."""

@@ -35,7 +35,7 @@ from goosectx.redaction import (
     known_redactor,
     replaced,
 )
-from goosectx.redaction_check import joined_batches
+from goosectx.redaction_check import apart, joined_batches
 from goosectx.redaction_dump import dump_spans, dumps_may_hold
 from goosectx.redaction_joined import finder_of
 from goosectx.redaction_separated import separated
@@ -173,17 +173,6 @@ def _looked_for(secret: str, prefix: int, blocks: list[int]) -> list[str]:
     if runs * _BLOCK < len(kept) * FRAGMENT_MIN_CHARS:
         return [secret[i:i + FRAGMENT_MIN_CHARS] for i in range(prefix, prefix + runs)]
     return [secret[q:q + _BLOCK] for q in kept]
-
-
-def apart(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
-    """``spans`` in order, those that overlap or touch made one."""
-    merged: list[tuple[int, int]] = []
-    for start, end in sorted(spans):
-        if merged and start <= merged[-1][1]:
-            merged[-1] = (merged[-1][0], max(end, merged[-1][1]))
-        else:
-            merged.append((start, end))
-    return merged
 
 
 _last: tuple[tuple[str, ...], Fragments] | None = None
