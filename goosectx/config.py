@@ -337,7 +337,9 @@ def load_settings(
             # A typo must not drop the file's permission rules: refused, as --config is.
             raise ConfigError(f"config file {candidate} does not exist",
                               "check the GOOSECTX_CONFIG path, or unset it for the defaults")
-        path = candidate if candidate.is_file() else None
+        # A named one is read as --config is, a pipe too (``GOOSECTX_CONFIG=<(…)``): never
+        # dropped for the defaults (its deny rules, its mode).
+        path = candidate if candidate.is_file() or env_config_path() is not None else None
     raw: dict[str, Any] = read_toml(path) if path is not None else {}
     settings.config_path = path
     if raw:
