@@ -116,3 +116,19 @@ def test_a_goosectx_config_naming_dev_zero_is_refused_not_read_for_ever(
     code, out, err = run_cli(capsys, "info")
     assert code == 2 and out == "", out
     assert err.count("\n") == 1 and "config file /dev/zero is over 1 MiB" in err, err
+
+
+def test_a_relative_goosectx_home_is_refused_with_the_absolute_path_to_give(
+        workdir: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """It was read from the current directory: the sessions seemed lost in another one and
+    the database landed inside the project."""
+    monkeypatch.setenv("GOOSECTX_HOME", "goose-data")
+    for argv in (("info",), ("sessions", "list")):
+        code, out, err = run_cli(capsys, *argv)
+        assert code == 2 and out == "", out
+        assert err.count("\n") == 1 and "GOOSECTX_HOME='goose-data' is a relative path" in err
+        assert f"GOOSECTX_HOME={workdir / 'goose-data'}" in err, err
+    assert not (workdir / "goose-data").exists()
+    monkeypatch.setenv("GOOSECTX_HOME", "~/goose-data")  # ~ is expanded: absolute
+    code, out, err = run_cli(capsys, "info")
+    assert code == 0 and str(Path.home() / "goose-data") in out, err
