@@ -18,7 +18,9 @@ from goosectx.redaction_fragments import WithPieces
 
 Redact = Callable[[str], str]
 
-_made: tuple[tuple[str, ...], WithPieces] | None = None
+_made: dict[tuple[str, ...], WithPieces] = {}
+"""The redactors made, by their values: one per extension (each adds its own values)."""
+_MADE_MOST = 32
 
 
 def extension_redactor(configs: Iterable[ExtensionConfig], base: Redact | None = None
@@ -27,9 +29,9 @@ def extension_redactor(configs: Iterable[ExtensionConfig], base: Redact | None =
 
     ``base`` is the agent's tool output redactor when one is built (``runtime.build_agent``:
     its configured ``api_key_env`` keys too); without it, the secrets this process knows.
-    Made once per set of values (a :class:`~goosectx.redaction.Redactor` is costly to build).
+    Made once per set of values (a :class:`~goosectx.redaction.Redactor` is costly to build;
+    servers with values of their own alternate, each keeps its own).
     """
-    global _made
     from goosectx.env_secrets import tool_output_redactor
 
     tools = base if base is not None else tool_output_redactor()
@@ -39,6 +41,9 @@ def extension_redactor(configs: Iterable[ExtensionConfig], base: Redact | None =
         mine = WithPieces(Redactor(own))
         return lambda text: mine(tools(text))
     values = tuple(sorted({*known, *own}, key=len, reverse=True))
-    if _made is None or _made[0] != values:
-        _made = (values, WithPieces(Redactor(values)))
-    return _made[1]
+    made = _made.get(values)
+    if made is None:
+        if len(_made) >= _MADE_MOST:  # the environment's secrets changed many times
+            _made.clear()
+        made = _made[values] = WithPieces(Redactor(values))
+    return made
