@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 from conftest import DUMMY_API_KEY
 from fakeserver import FakeServer
+from test_extensions_run import run
 
 from goosectx.cli.extensions_cmd import list_extensions
-from goosectx.cli.run_cmd import run_task
 from goosectx.config import load_settings
 
 LEAKY = """\
@@ -47,13 +47,9 @@ def test_our_key_in_instructions_and_descriptions_is_not_sent_to_the_model(
         fake_model: FakeServer, work: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(work)
     fake_model.add({"text": "hello"})
-    settings = load_settings()
-    settings.extensions.flags = ((spec(work, LEAKY),), ())
-    out, err = io.StringIO(), io.StringIO()
-    code = run_task(settings, text="hi", input_file=None, continue_=False, max_turns=None,
-                    output_format="text", mode="auto", model=None, stdin=io.StringIO(""),
-                    stdout=out, stderr=err, name=None, resume=None)
-    assert code == 0, err.getvalue()
+    code, out, err = run(spec(work, LEAKY), text="hi")
+    assert code == 0, err
+    assert DUMMY_API_KEY not in out + err
     request = str(fake_model.requests[-1])
     assert DUMMY_API_KEY not in request
     assert "key [REDACTED]" in request and "uses key [REDACTED]" in request
