@@ -264,6 +264,23 @@ def _model_config(table: dict[str, Any], where: str, path: Path) -> ModelConfig:
     )
 
 
+def parse_home(key: str, value: object) -> Path:
+    """``GOOSECTX_HOME``: an absolute path (``~`` expanded); a relative one is refused.
+
+    Read from wherever goosectx runs, its sessions would seem lost in another directory and
+    its database would land inside a project.
+    """
+    path = Path(parse_str(key, value)).expanduser()
+    if path.is_absolute():
+        return path
+    try:
+        example = str(Path.cwd() / path)
+    except OSError:  # the current directory was deleted
+        example = f"$HOME/{path}"
+    raise ConfigError(f"{key}={str(value)!r} is a relative path: the data dir would move with "
+                      "the current directory", f"give an absolute path, e.g. {key}={example}")
+
+
 _ENV: dict[str, tuple[str, Any]] = {
     # setting name -> (environment variable, parser)
     "model": ("GOOSE_MODEL", parse_str),
@@ -274,7 +291,7 @@ _ENV: dict[str, tuple[str, Any]] = {
                   lambda k, v: parse_max_turns(k, v, "e.g. GOOSE_MAX_TURNS=1000")),
     "tool_pair_summarization": ("GOOSE_TOOL_PAIR_SUMMARIZATION", parse_bool),
     "tool_call_cutoff": ("GOOSE_TOOL_CALL_CUTOFF", parse_positive_int),
-    "data_dir": ("GOOSECTX_HOME", lambda k, v: Path(parse_str(k, v)).expanduser()),
+    "data_dir": ("GOOSECTX_HOME", parse_home),
     "keep_recent_ratio": ("GOOSECTX_KEEP_RECENT_RATIO", parse_share),
     "show_reasoning": ("GOOSECTX_SHOW_REASONING", parse_bool),
     "max_cost_usd": ("GOOSECTX_MAX_COST_USD",
@@ -337,7 +354,9 @@ def load_settings(
             # A typo must not drop the file's permission rules: refused, as --config is.
             raise ConfigError(f"config file {candidate} does not exist",
                               "check the GOOSECTX_CONFIG path, or unset it for the defaults")
-        path = candidate if candidate.is_file() else None
+        # A named one is read as --config is, a pipe too (``GOOSECTX_CONFIG=<(…)``): never
+        # dropped for the defaults (its deny rules, its mode).
+        path = candidate if candidate.is_file() or env_config_path() is not None else None
     raw: dict[str, Any] = read_toml(path) if path is not None else {}
     settings.config_path = path
     if raw:

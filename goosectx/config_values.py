@@ -240,17 +240,25 @@ def parse_str(key: str, value: object) -> str:
     return value.strip()
 
 
+CONFIG_MAX_BYTES = 1 << 20
+"""The most of a config file read (1 MiB): ``/dev/zero`` or an endless pipe is refused, not
+read until memory runs out."""
+
+
 def read_toml(path: Path) -> dict[str, Any]:
-    """Read a TOML file; every failure is a one-line ConfigError naming the file."""
+    """Read a TOML file (a pipe too); every failure is a one-line ConfigError naming the file."""
     try:
         with path.open("rb") as fh:
-            data = fh.read()
+            data = fh.read(CONFIG_MAX_BYTES + 1)
     except IsADirectoryError:
         raise ConfigError(
             f"config file {path} is a directory", "point --config at a file"
         ) from None
     except OSError as exc:
         raise ConfigError(f"cannot read config file {path}: {exc.strerror}") from None
+    if len(data) > CONFIG_MAX_BYTES:
+        raise ConfigError(f"config file {path} is over {CONFIG_MAX_BYTES >> 20} MiB",
+                          "point --config or GOOSECTX_CONFIG at the TOML config file")
     if not data:  # an empty file is an empty table: no TOML parser loaded for it
         return {}
     import tomllib  # here: a run without a config file never parses TOML

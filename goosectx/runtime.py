@@ -66,6 +66,7 @@ def build_agent(
 
         base = tool_context.redact  # (a key's 13+ characters: redacted after both)
         inner = base.inner if isinstance(base, WithPieces) else base
+        extensions.tool_redact = inner  # what the servers send or print: the same, theirs added
         tool_context.redact = with_pieces(_with_extension_secrets(inner, extensions, settings))
     return Agent(
         session, settings, provider=provider, tools=default_registry(), approve=approve,

@@ -5,8 +5,9 @@ docs/architecture.md §4 (secrets). A variable is secret when its name matches
 ``*_AUTH_*``, ``*COOKIE*``, ``*_PAT``, ``*_PWD``, ``*PASS``, …) or its value is a URL with a
 password (``postgres://user:pw@host/db``) or a token for its user name, a ``Bearer``/``Basic``
 header value or a Slack/Discord webhook URL (:data:`SECRET_VALUE`) or a vendor's key format
-(``ghp_…``, ``sk-…``, ``AKIA…``: :data:`WELL_KNOWN_KEY`). Secret variables never reach a
-child process (``tools/builtin.py``) and their values are redacted
+(``ghp_…``, ``sk-…``, ``AKIA…``: :data:`WELL_KNOWN_KEY`) or holds a connection string's
+``AccountKey=``/``Password=`` or a SAS ``sig=`` (:data:`CONNECTION_SECRET`). Secret variables
+never reach a child process (``tools/builtin.py``) and their values are redacted
 (:mod:`goosectx.redaction`).
 
 Core module: no printing.
@@ -53,6 +54,14 @@ WELL_KNOWN_KEY = re.compile(
     r"|(?:sk|rk)_(?:live|test)_(?=[A-Za-z0-9]*[0-9])[A-Za-z0-9]{20,250}|whsec_[A-Za-z0-9]{32,250}"
     r"|SG\.[A-Za-z0-9_-]{20,24}\.[A-Za-z0-9_-]{40,50}"
     r"|eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{16,})(?![A-Za-z0-9_-])")
+CONNECTION_SECRET = re.compile(
+    r"(?:^(?=.*;)|;)\s*(?:AccountKey|SharedAccessKey|Password|Pwd)\s*=\s*(\{[^}]+\}|[^;]*[^;\s])"
+    r"|[?&]sig=([^&#\s]+)", re.IGNORECASE)
+"""A connection string's key or password part (``AccountKey=…;``, ``SharedAccessKey=…``,
+``Password=…``, ``Pwd={…}``; in a value with a ``;``) or a SAS URL's ``sig=`` signature: a
+value holding one is a secret whatever its variable's name
+(``AZURE_STORAGE_CONNECTION_STRING``, ``ODBC_DSN``, ``AZURE_SAS_URL``); group 1 or 2 is the
+secret part."""
 """A vendor's key format (GitHub ``ghp_``/``gho_``/``ghu_``/``ghs_``/``ghr_`` and
 ``github_pat_``, OpenAI and Anthropic ``sk-``/``sk-proj-``/``sk-ant-``, Slack ``xoxb-``…,
 GitLab ``glpat-``, Hugging Face ``hf_``, AWS ``AKIA``/``ASIA`` key ids, Google ``AIza``, npm
@@ -92,14 +101,15 @@ def is_secret(name: str, value: str) -> bool:
     """True when ``name=value`` holds a secret (by its name, a URL password or its value)."""
     return named_secret(name, value) or bool(
         URL_WITH_PASSWORD.search(value) or SECRET_VALUE.match(value)
-        or WELL_KNOWN_KEY.search(value))
+        or WELL_KNOWN_KEY.search(value) or CONNECTION_SECRET.search(value))
 
 
 def secret_values(environ: Mapping[str, str] | None = None) -> list[str]:
     """Secret values in ``environ`` (8+ characters), longest first.
 
-    For a URL with a password, a bearer header or a URL with a token for its user name both
-    the whole value and the password or token are listed.
+    For a URL with a password, a bearer header, a URL with a token for its user name or a
+    connection string's key (:data:`CONNECTION_SECRET`) both the whole value and the
+    password, token or key are listed.
     """
     env = os.environ if environ is None else environ
     values: set[str] = set()
@@ -111,6 +121,9 @@ def secret_values(environ: Mapping[str, str] | None = None) -> list[str]:
         if found := SECRET_VALUE.match(value):
             values.update(v for v in (value.strip(), *found.groups()) if v)
         values.update(match.group() for match in WELL_KNOWN_KEY.finditer(value))
+        for match in CONNECTION_SECRET.finditer(value):  # the whole string and its key
+            part = match.group(1) or match.group(2)
+            values.update((value, part, part.strip("{}"), urllib.parse.unquote(part)))
     return sorted((v for v in values if len(v) >= MIN_SECRET_CHARS), key=len, reverse=True)
 
 

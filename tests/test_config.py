@@ -144,8 +144,9 @@ def test_a_relative_data_dir_in_the_config_file_is_under_the_files_dir(tmp_path,
         monkeypatch.chdir(where)
         settings = load_settings(conf / "config.toml", environ={})
         assert settings.data_dir == conf / "reldata"
-    home = load_settings(conf / "config.toml", environ={"GOOSECTX_HOME": "envdata"}).data_dir
-    assert home == Path("envdata")  # the environment's: relative to the shell's dir
+    with pytest.raises(ConfigError) as exc:  # the environment's has no file to be under
+        load_settings(conf / "config.toml", environ={"GOOSECTX_HOME": "envdata"})
+    assert f"GOOSECTX_HOME={conf / 'envdata'}" in exc.value.one_line()
 
 
 @pytest.mark.parametrize("value", ["10", "999", "100_000_001", "99999999999999999999"])

@@ -84,3 +84,51 @@ def world(tmp_path: Path) -> World:
     w = World(tmp_path)
     yield w
     w.store.close()
+
+
+def test_a_goosectx_config_pipe_is_read_as_config_reads_one(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """``GOOSECTX_CONFIG=<(printf …)`` (a pipe) was "not found (defaults in use)": its mode
+    and deny rules were dropped while ``--config <(…)`` read them."""
+    import os
+    import threading
+
+    fifo = tmp_path / "config.fifo"
+    os.mkfifo(fifo)
+
+    def feed() -> None:
+        with fifo.open("w") as fh:  # blocks until goosectx opens it
+            fh.write('mode = "chat"\n')
+
+    writer = threading.Thread(target=feed, daemon=True)
+    writer.start()
+    monkeypatch.setenv("GOOSECTX_CONFIG", str(fifo))
+    code, out, err = run_cli(capsys, "info")
+    writer.join(timeout=10)
+    assert code == 0, err
+    assert "not found" not in out and "read" in out
+    assert "chat" in out and f"config {fifo}" in out.replace("\n", " ").replace("  ", " ")
+
+
+def test_a_goosectx_config_naming_dev_zero_is_refused_not_read_for_ever(
+        capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("GOOSECTX_CONFIG", "/dev/zero")
+    code, out, err = run_cli(capsys, "info")
+    assert code == 2 and out == "", out
+    assert err.count("\n") == 1 and "config file /dev/zero is over 1 MiB" in err, err
+
+
+def test_a_relative_goosectx_home_is_refused_with_the_absolute_path_to_give(
+        workdir: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """It was read from the current directory: the sessions seemed lost in another one and
+    the database landed inside the project."""
+    monkeypatch.setenv("GOOSECTX_HOME", "goose-data")
+    for argv in (("info",), ("sessions", "list")):
+        code, out, err = run_cli(capsys, *argv)
+        assert code == 2 and out == "", out
+        assert err.count("\n") == 1 and "GOOSECTX_HOME='goose-data' is a relative path" in err
+        assert f"GOOSECTX_HOME={workdir / 'goose-data'}" in err, err
+    assert not (workdir / "goose-data").exists()
+    monkeypatch.setenv("GOOSECTX_HOME", "~/goose-data")  # ~ is expanded: absolute
+    code, out, err = run_cli(capsys, "info")
+    assert code == 0 and str(Path.home() / "goose-data") in out, err

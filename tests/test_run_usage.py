@@ -26,9 +26,19 @@ def test_a_pasted_task_is_not_echoed_back_in_full(capsys: pytest.CaptureFixture[
     assert "'refactor the parser refactor the parser…'" in err
 
 
-def test_other_usage_errors_keep_click_s_usage_block(capsys: pytest.CaptureFixture[str]) -> None:
-    _, err = cli(capsys, "sessions", "show", "a", "b", code=2)
-    assert "Usage: goosectx sessions show" in err and "unexpected extra argument" in err
+def test_other_usage_errors_are_one_line_naming_the_help_to_read(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """They were click's three lines ("Usage: …", "Try …", "Error: …"); exit 2 stays."""
+    for argv, said, where in (
+            (("run", "--output-format", "xml", "-t", "hi"),
+             "Invalid value for '--output-format': 'xml' is not one of", "goosectx run"),
+            (("--bogus",), "No such option: --bogus", "goosectx"),
+            (("sessions", "shwo"), "No such command 'shwo'", "goosectx sessions"),
+            (("sessions", "show", "a", "b"), "unexpected extra argument", "goosectx sessions show")):
+        out, err = cli(capsys, *argv, code=2)
+        assert err.count("\n") == 1 and err.startswith("goosectx: error: "), err
+        assert said in err and err.rstrip().endswith(f"— see: {where} --help"), err
+        assert "Usage:" not in err and "Try " not in err
 
 
 def test_two_arguments_are_named_as_typed(capsys: pytest.CaptureFixture[str]) -> None:

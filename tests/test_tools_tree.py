@@ -157,3 +157,28 @@ def test_a_root_that_cannot_be_listed_is_an_error_saying_why(
     monkeypatch.setattr(os, "scandir", denied)
     result = TreeTool().run({}, ToolContext(working_dir=tmp_path))
     assert result.is_error and result.output == f"{tmp_path} cannot be listed: Permission denied"
+
+
+def test_a_huge_subdirectory_does_not_hide_the_top_level(tmp_path: Path) -> None:
+    """Depth-first, a 20,000-file directory spent the whole cap and the files beside it were
+    never listed, the hint not saying the top level was cut."""
+    big = tmp_path / "big"
+    big.mkdir()
+    for i in range(20_000):
+        (big / f"f{i:05}.txt").touch()
+    make(tmp_path, {"README.md": "", "setup.py": "", "src/app.py": ""})
+    output = listing(ToolContext(working_dir=tmp_path, max_output_chars=4_000))
+    lines = output.splitlines()
+    assert lines[1:4] == ["  big/", "    f00000.txt", "    f00001.txt"]
+    for name in ("  src/", "    app.py", "  README.md", "  setup.py"):
+        assert name in lines, output
+    shown = sum(1 for line in lines if line.startswith("    f"))
+    assert lines[-1].startswith(f"[... {20_000 - shown:,} more entries not shown (big/ "
+                                f"{20_000 - shown:,}); list a subdirectory"), lines[-1]
+    assert len(output) <= 4_000
+
+
+def test_a_cut_top_level_is_named_in_the_hint(tmp_path: Path) -> None:
+    make(tmp_path, {f"file_{i:04}.txt": "" for i in range(500)})
+    output = listing(ToolContext(working_dir=tmp_path, max_output_chars=1_000))
+    assert "more entries not shown (the top level " in output.splitlines()[-1]

@@ -117,13 +117,24 @@ def dispatch(app: typer.Typer, argv: list[str] | None,
             line = positional_task(exc, args) or option_without_value(exc, args)
             _run_result(app, args, line or exc.format_message(),  # type: ignore[attr-defined]
                         int(getattr(exc, "exit_code", 2)))
-            if line is not None:
-                print_error(line)
-            else:
-                exc.show()  # type: ignore[attr-defined]
+            print_error(line if line is not None else usage_line(exc))
             return int(getattr(exc, "exit_code", 2))
         raise
     return code if isinstance(code, int) else 0
+
+
+def usage_line(exc: BaseException) -> str:
+    """A usage error as goosectx's one line: click's message and where the usage is.
+
+    ``No such option: --bogus — see: goosectx --help``, not click's three lines
+    ("Usage: …", "Try 'goosectx -h' for help.", "Error: …").
+    """
+    from goosectx.errors import clause
+
+    message = " ".join(str(exc.format_message()).split())  # type: ignore[attr-defined]
+    ctx = getattr(exc, "ctx", None)
+    where = getattr(ctx, "command_path", "") or "goosectx"
+    return f"{clause(message)} — see: {where} --help"
 
 
 def _run_result(app: typer.Typer, args: list[str], error: str, exit_code: int) -> None:

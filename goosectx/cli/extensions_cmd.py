@@ -137,6 +137,9 @@ def list_extensions(settings: Settings, *, as_json: bool = False, specs: tuple[s
         return 0 if as_json is False else _empty_json(out)
     here = current_dir()  # the servers start here; deleted: the one line, exit 2
     manager = ExtensionManager(configs, here, ["shell", "text_editor", "tree"])
+    from goosectx.env_secrets import tool_output_redactor
+
+    manager.tool_redact = tool_output_redactor(settings)  # listed as a tool's output is
     try:
         manager.start()
         manager.wait_ready()

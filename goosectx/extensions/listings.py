@@ -14,8 +14,10 @@ for checking the structured results of its calls, and ``nextCursor`` pages are f
 
 Every string the server sends (a reply's result, a notification's parameters: instructions, a
 tool's name, description and schemas, prompt and resource listings, a prompt's text, a resource's
-contents) first passes through ``redact``: an extension's own secrets (its ``envs``, ``env_keys``
-and ``headers`` values) reach neither the model nor the terminal (README: Security).
+contents) first passes through ``redact`` (:mod:`goosectx.extensions.redacting`: a tool
+output's redaction, the extension's own ``envs``, ``env_keys`` and ``headers`` values added):
+neither goosectx's secrets nor the extension's reach the model or the terminal (README:
+Security).
 """
 
 from __future__ import annotations
@@ -53,8 +55,10 @@ class ListingCheck:
             entry dropped since :meth:`clear`, in the server's order.
     """
 
-    def __init__(self, redact: Callable[[str], str] = str) -> None:
-        self._redact = redact
+    def __init__(self, redact: Callable[[str], str] = str, *,
+                 redactor: Callable[[], Callable[[str], str]] | None = None) -> None:
+        self._redactor = redactor or (lambda: redact)
+        """The redaction of a message's strings, asked once per message (it may change)."""
         self.rejected: dict[str, list[str]] = {kind: [] for _key, kind, _m in _LISTS.values()}
         self._asked: dict[str | int, str] = {}
         self._version = _FALLBACK_VERSION
@@ -105,14 +109,15 @@ class ListingCheck:
     def _redacted(self, item: SessionMessage) -> SessionMessage:
         """``item`` with every string of its result or parameters redacted (itself if none)."""
         message = item.message
+        redact = self._redactor()
         if isinstance(message, JSONRPCResponse):
-            result = _redacted_value(message.result, self._redact)
+            result = _redacted_value(message.result, redact)
             if result is not message.result:
                 return SessionMessage(JSONRPCResponse(jsonrpc="2.0", id=message.id,
                                                       result=result), metadata=item.metadata)
         elif isinstance(message, (JSONRPCNotification, JSONRPCRequest)) \
                 and message.params is not None:
-            params = _redacted_value(message.params, self._redact)
+            params = _redacted_value(message.params, redact)
             if params is not message.params:
                 return SessionMessage(message.model_copy(update={"params": params}),
                                       metadata=item.metadata)

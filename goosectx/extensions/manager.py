@@ -22,10 +22,10 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from goosectx.extensions.config import ExtensionConfig, secret_values
+from goosectx.extensions.config import ExtensionConfig
 from goosectx.extensions.loop_thread import LoopThread, ended, wait
 from goosectx.extensions.model import CallOutcome, ExtensionStatus, ToolInfo
-from goosectx.redaction import redact
+from goosectx.extensions.redacting import Redact, extension_redactor
 
 if TYPE_CHECKING:
     from goosectx.extensions.server import ServerConnection
@@ -71,6 +71,10 @@ class ExtensionManager:
         self.on_change: Callable[[], None] | None = None
         """Called from the servers' thread when a notice is queued or a server became ready,
         so a front end waiting for input can show it now (set by the REPL)."""
+        self.tool_redact: Redact | None = None
+        """The redaction the agent's tool outputs get (``runtime.build_agent`` sets it); what
+        the servers send or print gets it too, their own values added (:meth:`redactor`).
+        ``None``: the secrets this process knows (``env_secrets.tool_output_redactor()``)."""
 
     # -- lifecycle ------------------------------------------------------------------------
     @property
@@ -100,7 +104,7 @@ class ExtensionManager:
             if self._loop.loop is not loop:  # stop_all ran meanwhile: no server on a new loop
                 return
             server = ServerConnection(config, self.working_dir, self.notice, self._taken,
-                                      self._changed)
+                                      self._changed, lambda: self.redactor([config]))
             with self._lock:
                 self._servers[config.name] = server
             self._tasks[config.name] = asyncio.run_coroutine_threadsafe(self._run(server), loop)
@@ -122,13 +126,22 @@ class ExtensionManager:
                     names.update(t.model_name for t in server.tools)
         return names
 
+    def redactor(self, configs: Iterable[ExtensionConfig] | None = None) -> Redact:
+        """The tool outputs' redaction with the values of ``configs`` (else every extension's).
+
+        :func:`goosectx.extensions.redacting.extension_redactor` of :attr:`tool_redact`.
+        """
+        return extension_redactor(self.configs.values() if configs is None else configs,
+                                  self.tool_redact)
+
     def notice(self, text: str) -> None:
         """Queue a one-line notice for the front end (any thread).
 
-        Values of ``envs``, ``env_keys`` and ``headers`` (a server may echo them on stderr)
-        are redacted first: the notice also goes to the log.
+        Redacted first as a tool's output is, with the values of ``envs``, ``env_keys`` and
+        ``headers`` (a server may echo them, or goosectx's key, on stderr): the notice also goes
+        to the log.
         """
-        text = redact(text, secret_values(self.configs.values()))
+        text = self.redactor()(text)
         log.info("%s", text)
         with self._lock:
             self._notices.append(text)
@@ -168,10 +181,10 @@ class ExtensionManager:
                                               else "", public=config.public()))
             else:
                 snap = server.snapshot()
-                if snap.stderr_tail or snap.error:  # a server may echo its secrets
-                    secrets = secret_values(self.configs.values())
-                    snap = replace(snap, stderr_tail=redact(snap.stderr_tail, secrets),
-                                   error=redact(snap.error, secrets))
+                if snap.stderr_tail or snap.error:  # a server may echo its secrets, or ours
+                    redact = self.redactor()
+                    snap = replace(snap, stderr_tail=redact(snap.stderr_tail),
+                                   error=redact(snap.error))
                 result.append(snap)
         return result
 

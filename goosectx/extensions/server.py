@@ -25,7 +25,7 @@ from mcp.shared.exceptions import MCPError
 from mcp_types import Implementation
 
 from goosectx import __version__
-from goosectx.extensions.config import ExtensionConfig, child_env, secret_values
+from goosectx.extensions.config import ExtensionConfig, child_env
 from goosectx.extensions.failure import exit_reason, failure_reason
 from goosectx.extensions.listings import ListingCheck
 from goosectx.extensions.model import (
@@ -48,8 +48,8 @@ from goosectx.extensions.process import (
     kill_group,
     stdio_transport,
 )
+from goosectx.extensions.redacting import Redact, extension_redactor
 from goosectx.extensions.results import convert_call_result, convert_prompt, resource_contents
-from goosectx.redaction import Redactor, redact
 
 log = logging.getLogger("goosectx.extensions")
 
@@ -76,8 +76,12 @@ class ServerConnection:
 
     def __init__(self, config: ExtensionConfig, working_dir: Path, notify: Notify,
                  taken_names: Callable[[str], set[str]],
-                 changed: Callable[[], None] = lambda: None) -> None:
+                 changed: Callable[[], None] = lambda: None,
+                 redactor: Callable[[], Redact] | None = None) -> None:
         self.config = config
+        self._redactor = redactor or (lambda: extension_redactor([config]))
+        """The redaction of what the server sends or prints, now: a tool output's, with the
+        server's own values (:meth:`ExtensionManager.redactor`)."""
         self._changed = changed
         """Called (on the manager's loop) once the server is ready: the front end redraws."""
         self.status: Status = "starting"
@@ -100,7 +104,7 @@ class ServerConnection:
         self._taken_names = taken_names
         self._stderr = StderrTail() if config.type == "stdio" else None
         self._noise = StdoutNoise()
-        self._listing = ListingCheck(Redactor(secret_values([config])))
+        self._listing = ListingCheck(redactor=self._redactor)
         self._client: Client | None = None
         self._stop: asyncio.Event | None = None
         self._gone: asyncio.Event | None = None
@@ -244,7 +248,7 @@ class ServerConnection:
             last = "…" + last[1 - STDERR_END_CHARS:]
         elif len(lines) < len(every):
             last = f"… {last}"
-        return f" — stderr: {redact(last, secret_values([self.config]))}" if last else ""
+        return f" — stderr: {self._redactor()(last)}" if last else ""
 
     def stop(self) -> None:
         """Ask :meth:`run` to close the connection (call on the loop)."""

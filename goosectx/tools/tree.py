@@ -39,7 +39,8 @@ if TYPE_CHECKING:
 
 DEFAULT_DEPTH = TREE_DEFAULT_DEPTH
 COUNT_LIMIT = 100_000
-"""Entries counted past the output cap before the count is reported as "N+"."""
+"""Entries walked at most: past them a directory is not entered (its line says so), its
+siblings still listed, and the count left out is reported as "N+"."""
 
 _Rules = tuple[tuple[Path, "pathspec.GitIgnoreSpec"], ...]
 
@@ -105,11 +106,13 @@ def _open_below(name: str, dir_fd: int) -> int | str:
 
 
 def _walk(directory: Path, fd: int, depth: int, max_depth: int, rules: _Rules,
-          entries: list[os.DirEntry[str]]) -> Iterator[_Entry]:
+          entries: list[os.DirEntry[str]], room: list[int]) -> Iterator[_Entry]:
     """``entries`` of ``directory`` depth-first, directories first, names case-insensitive.
 
     An entry that cannot be read (a directory it may not list, a link it may not read) is
-    marked on its own line and the rest listed, as ``tree(1)`` does.
+    marked on its own line and the rest listed, as ``tree(1)`` does. ``room``: [entries still
+    to walk, directories not entered]; at 0 left a directory is not entered
+    (:data:`COUNT_LIMIT`).
     """
     visible = []
     for entry in entries:
@@ -121,6 +124,7 @@ def _walk(directory: Path, fd: int, depth: int, max_depth: int, rules: _Rules,
             continue
         visible.append((not is_dir, entry.name.lower(), entry, is_dir))
     for _, _, entry, is_dir in sorted(visible, key=lambda v: (v[0], v[1])):
+        room[0] -= 1
         name = listed_name(entry.name)
         try:
             is_link = entry.is_symlink()
@@ -136,11 +140,11 @@ def _walk(directory: Path, fd: int, depth: int, max_depth: int, rules: _Rules,
         elif not is_dir:
             yield _Entry(depth, name)
         else:
-            yield from _walk_below(directory / entry.name, fd, depth, max_depth, rules)
+            yield from _walk_below(directory / entry.name, fd, depth, max_depth, rules, room)
 
 
 def _walk_below(child: Path, parent_fd: int, depth: int, max_depth: int,
-                rules: _Rules) -> Iterator[_Entry]:
+                rules: _Rules, room: list[int]) -> Iterator[_Entry]:
     """The line of the directory ``child`` (in ``parent_fd``) and, within depth, its tree."""
     name = listed_name(child.name)
     pause_point("tree:descending")  # tests swap the directory for a link here
@@ -151,13 +155,15 @@ def _walk_below(child: Path, parent_fd: int, depth: int, max_depth: int,
     try:
         if isinstance(children := _scan(fd), str):
             yield _Entry(depth, f"{name}/ (cannot list: {children})")
-        elif depth + 1 >= max_depth:
+        elif depth + 1 >= max_depth or room[0] <= 0:
             count = _count(child, children, rules)
-            yield _Entry(depth, f"{name}/ ({count} entries, deeper than depth)")
+            why = "deeper than depth" if depth + 1 >= max_depth else "not walked: too many"
+            room[1] += depth + 1 < max_depth
+            yield _Entry(depth, f"{name}/ ({count} entries, {why})")
         else:
             yield _Entry(depth, f"{name}/")
             yield from _walk(child, fd, depth + 1, max_depth, _read_rules(child, rules),
-                             children)
+                             children, room)
     finally:
         os.close(fd)
 
@@ -225,31 +231,87 @@ class TreeTool:
             os.close(fd)
 
     def _list(self, root: Path, fd: int, depth: int, ctx: ToolContext) -> ToolResult:
-        """The tree of the directory ``root``, open on ``fd`` (see :meth:`run`)."""
-        lines = [f"{root}/"]
-        used_chars = len(lines[0])
-        reserve_chars = 120  # room for the "not shown" line
-        left_out = 0
+        """The tree of the directory ``root``, open on ``fd`` (see :meth:`run`).
+
+        Over the cap, the lines kept are chosen level by level (:func:`_kept`): the top level
+        is listed before any directory's contents, so a 20,000-file subdirectory cannot hide
+        the files beside it; the last line says how many were left out and where.
+        """
         entries = _scan(fd)
         if isinstance(entries, str):
             return ToolResult(f"{root} cannot be listed: {entries}", is_error=True)
         rules = _repo_rules(root) or _read_rules(root, ())
-        for entry in _walk(root, fd, 0, depth, rules, entries):
-            line = "  " * (entry.depth + 1) + entry.text
-            if left_out == 0 and used_chars + len(line) + 1 <= ctx.max_output_chars - reserve_chars:
-                lines.append(line)
-                used_chars += len(line) + 1
-                continue
-            left_out += 1
-            if left_out >= COUNT_LIMIT:
-                break
-        if len(lines) == 1:
-            lines.append("  (empty)")
-        if left_out:
-            count = f"{left_out:,}+" if left_out >= COUNT_LIMIT else f"{left_out:,}"
-            lines.append(f"[... {count} more entries not shown; list a subdirectory or use a "
-                         "smaller depth]")
-        return ToolResult(ctx.redact("\n".join(lines)[: ctx.max_output_chars]))
+        room = [COUNT_LIMIT, 0]
+        walked = list(_walk(root, fd, 0, depth, rules, entries, room))
+        head = f"{root}/"
+        lines = ["  " * (entry.depth + 1) + entry.text for entry in walked]
+        kept = _kept(walked, lines, ctx.max_output_chars - len(head) - 1 - 240)
+        shown = [head, *(line for i, line in enumerate(lines) if i in kept)]
+        if not walked:
+            shown.append("  (empty)")
+        if len(kept) < len(walked) or room[1]:
+            left_out = len(walked) - len(kept)
+            count = f"{left_out:,}+" if room[1] else f"{left_out:,}"
+            shown.append(f"[... {count} more entries not shown ({_where(walked, kept)}); list "
+                         "a subdirectory or use a smaller depth]")
+        return ToolResult(ctx.redact("\n".join(shown)[: ctx.max_output_chars]))
+
+
+def _parents(walked: list[_Entry]) -> list[int]:
+    """The index of each entry's directory in ``walked`` (pre-order), ``-1`` for the root."""
+    parents: list[int] = []
+    open_dirs: list[int] = []  # the listed directory at each depth above the entry
+    for i, entry in enumerate(walked):
+        del open_dirs[entry.depth:]
+        parents.append(open_dirs[-1] if open_dirs else -1)
+        if entry.text.endswith("/"):  # a directory whose entries follow (a name ends no "/")
+            open_dirs.append(i)
+    return parents
+
+
+def _kept(walked: list[_Entry], lines: list[str], room_chars: int) -> set[int]:
+    """The entries shown within ``room_chars``: level by level, each directory a share.
+
+    A level's entries are taken the first of each directory, then the second of each, …
+    (a directory of 20,000 files and one of 2 both show theirs), in the tree's order.
+    """
+    parents = _parents(walked)
+    seen: dict[int, int] = {}
+    rank = []
+    for parent in parents:
+        seen[parent] = seen.get(parent, 0) + 1
+        rank.append(seen[parent])
+    kept: set[int] = set()
+    used = 0
+    for i in sorted(range(len(walked)), key=lambda i: (walked[i].depth, rank[i], i)):
+        used += len(lines[i]) + 1
+        if used > room_chars:
+            break
+        kept.add(i)
+    return kept
+
+
+def _where(walked: list[_Entry], kept: set[int]) -> str:
+    """Where entries were left out: the top level and the 3 directories missing the most."""
+    parents = _parents(walked)
+    missing: dict[int, int] = {}
+    for i in range(len(walked)):
+        if i not in kept:
+            at = parents[i]
+            while at >= 0 and at not in kept:
+                at = parents[at]
+            missing[at] = missing.get(at, 0) + 1
+
+    def path(i: int) -> str:
+        names = []
+        while i >= 0:
+            names.append(walked[i].text)
+            i = parents[i]
+        return "".join(reversed(names))
+
+    most = sorted(missing.items(), key=lambda item: -item[1])[:3]
+    return ", ".join(f"{'the top level' if at < 0 else path(at)} {n:,}" for at, n in most) \
+        + (", …" if len(missing) > 3 else "")
 
 
 def gitignore_rules(directory: Path, top: Path) -> _Rules:
