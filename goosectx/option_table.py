@@ -23,6 +23,7 @@ import re
 from collections.abc import Iterator
 from typing import NamedTuple
 
+from goosectx.code_options import python_module
 from goosectx.option_programs import (
     CURL_VALUED,
     JUDGED_OUTPUT,
@@ -67,8 +68,8 @@ def table_name(name: str, args: list[str]) -> tuple[str, list[str]]:
 
     ``yarn eslint X`` (``npx``, ``pnpm exec`` …) is ``eslint X``.
     """
-    if _PYTHON.fullmatch(name) and args[:1] == ["-m"] and args[1:2] and args[1] in MODULES:
-        return args[1], args[2:]
+    if _PYTHON.fullmatch(name) and (module := python_module(args)) and module[0] in MODULES:
+        return module  # python3 -mvenv, -Im venv, -I -X dev -m venv: code_options' one reader
     if name in _NODE_RUNNERS:
         rest = args
         for word in ("-", ("run", "exec", "dlx", "x"), "-", ("--",)):  # yarn -s run -- tsc

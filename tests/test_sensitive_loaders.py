@@ -24,6 +24,11 @@ ALLOW_ALL = PermissionRules(allow=("shell(*)",))
 LOADERS = [
     "python -m dotenv list",
     "python3 -X dev -m dotenv get API_KEY",
+    "python -mdotenv run printenv API_KEY",
+    "python3 -Im dotenv list",
+    "python3 -I -E -m dotenv list",
+    "python3 -m dotenv.cli run env",
+    "uv run python -mdotenv run env",
     "dotenv run -- python app.py",
     "dotenv -- node app.js",
     "dotenv -v DEBUG=1 -- node app.js",
