@@ -83,13 +83,13 @@ def code_files(name: str, args: list[str], line: str = "") -> tuple[list[str], l
     return ([] if code is None or code.startswith("\0") else [code]), []
 
 
-def _takes_code(name: str) -> bool:
+def takes_code(name: str) -> bool:
     """True when ``name`` runs code given on its command line (:func:`code_files` reads it)."""
     return name in _AWK or name in ("sed", "gsed", "deno") or name in DATABASES or (
         INTERPRETER.fullmatch(name) is not None) or name in _EXTRA
 
 
-def _pieces(code: str) -> Iterator[str]:
+def code_pieces(code: str) -> Iterator[str]:
     """The names a code text may give a file by: its literals' pieces, its bare dotted names.
 
     Literals joined by a concatenation (:data:`_JOIN`: ``'.e' + 'nv'``, perl's ``'.e' .
@@ -121,15 +121,15 @@ def code_reads(words: list[str], dirs: tuple[Path, ...], judge: Callable[[Path],
     """
     names = [word.rsplit("/", 1)[-1] for word in words]
     start = 0 if not names or names[0] not in RUNNERS else next(
-        (k for k, one in enumerate(names) if k and _takes_code(one)), 0)
-    if not names or not _takes_code(name := names[start]):
+        (k for k, one in enumerate(names) if k and takes_code(one)), 0)
+    if not names or not takes_code(name := names[start]):
         return
     texts, files = code_files(name, words[start + 1:], line)
     if any(_LOADS_DOTENV.search(text) for text in texts):  # load_dotenv(), require('dotenv')
         yield from code_loads(dirs, judge, working_dir or (dirs[0] if dirs else Path.cwd()),
                               name)
     seen: set[str] = set()
-    for piece, exact in [*((p, False) for text in texts for p in _pieces(text)),
+    for piece, exact in [*((p, False) for text in texts for p in code_pieces(text)),
                          *((f, True) for f in files)]:
         if not piece or piece in seen or "\0" in piece or len(piece) > 4096:  # no path
             continue
