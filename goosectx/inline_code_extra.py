@@ -33,14 +33,18 @@ OPAQUE: dict[str, tuple[str, ...]] = {
     "crystal": ("eval",), "ocaml": ("-e",), "scala": ("-e",), "kotlin": ("-e",),
     "jrunscript": ("-e",), "swift": ("-e",), "pry": ("-e",), "gforth": ("-e", "--evaluate"),
     "pike": ("-e",), "hy": ("-c",), "mongo": ("--eval",), "rc": ("-c",), "es": ("-c",),
-    "murex": ("-c",), "ion": ("-c",), "matlab": ("-batch", "-r")}
+    "murex": ("-c",), "ion": ("-c",), "matlab": ("-batch", "-r"),
+    "lldb": ("-o", "--one-line", "-O", "--one-line-before-file", "-k", "--one-line-on-crash"),
+    "gnuplot": ("-e",)}
 """Interpreters whose ways to run a program the rules do not model, and their inline-code
 options (``crystal eval CODE``: a subcommand): any inline code of theirs may run one (the legacy
-``mongo`` shell's ``runProgram``; mongosh's code is node's: :mod:`goosectx.shell_languages`)."""
+``mongo`` shell's ``runProgram``; mongosh's code is node's: :mod:`goosectx.shell_languages`;
+``lldb -o 'platform shell rm x'``, ``lldb -o 'script …'``, gnuplot's ``system "rm x"``)."""
 REPLS = frozenset({"irb", "jshell", "pry", "ghci", "octave", "octave-cli", "scala", "kotlin",
                    "bb", "clojure", "clj", "raku", "perl6", "hy", "swift", "rc", "es",
-                   "murex", "ion", "gforth"})
-"""Interpreters that run what their standard input holds when given no script."""
+                   "murex", "ion", "gforth", "lldb", "gnuplot", "m4"})
+"""Interpreters that run what their standard input holds when given no script (``echo
+'syscmd(rm x)' | m4``: m4's ``syscmd``/``esyscmd`` run a shell line)."""
 MACROS = dict.fromkeys(("rpm", "rpmbuild", "rpmspec", "rpmquery", "rpmsign"),
                       ("--eval", "-E", "--define", "-D"))
 """rpm's macro options: a macro's ``%(…)`` runs a shell line, ``%{lua:…}`` lua code
