@@ -38,6 +38,8 @@ from goosectx.build_flags import flags_run
     "export CFLAGS=-fplugin=x.so; make",
     "env LDFLAGS=-Wl,-plugin=x.so make",
     "GOFLAGS=-toolexec=./x go test ./...",
+    "GOFLAGS=-toolexec=rm go build",
+    "GOFLAGS=-exec=rm go test",
     "go build -toolexec ./x",
 ), still_run=(
     "m4 macros.m4", "gnuplot plot.gp", "git filter-repo --path src", "rustc a.rs",
