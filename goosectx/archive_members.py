@@ -9,9 +9,10 @@ ran at the next commit. An extraction's archive in the project is read at decisi
 (``-C DIR``, ``--directory=DIR``, ``unzip -d DIR``, the dir a ``cd`` left), is judged as a
 write target (:func:`goosectx.protected_paths.protected_write`); so is that dir itself
 (``tar xCf .git a.tar``, ``cd .git && tar xf ../a.tar``, ``cd .git && cpio -idm < a.cpio``).
-A named archive that cannot be read (missing, too big, a format not listed here, a name bash
-makes at run time) or one whose names are rewritten (``--transform``) makes the call one the
-rules cannot read: asked under a deny or ask rule. One read from standard input is not read.
+A named archive that cannot be read (too big, a format not listed here, a name bash makes
+at run time) or one whose names are rewritten (``--transform``) makes the call one the
+rules cannot read: asked under a deny or ask rule. One read from standard input, or not there
+at decision time (made earlier in the line), is not read.
 What the command text shows, not a sandbox.
 
 Core module: no printing.
@@ -181,8 +182,10 @@ def _read(archive: str, where: Where) -> tuple[str, ...] | str:
     for place in dict.fromkeys(places):
         try:
             stat = place.stat()
+        except FileNotFoundError:
+            continue  # not there yet: nothing to read (curl -o a.tar URL && tar xf a.tar)
         except OSError:
-            return "it is not there"
+            return "it cannot be opened"
         names = _members(str(place), stat.st_size, stat.st_mtime_ns)
         if isinstance(names, str):
             return names

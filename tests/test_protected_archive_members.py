@@ -59,7 +59,7 @@ def project(tmp_path: Path) -> Path:
     "unzip -o a.zip -d build", "python3 -m zipfile -e a.zip build", "7z x a.zip",
     "tar xCf .git rel.tar", "tar -xf rel.tar -C .git/hooks", "cd .git && tar xf ../rel.tar",
     "cd .git && cpio -idm < ../a.cpio", "cd .git && unzip ../rel.zip",
-    "tar xf bad.tar", "tar xf missing.tar -C build", "tar --transform=s,^,.git/, -xf rel.tar",
+    "tar xf bad.tar", "tar --transform=s,^,.git/, -xf rel.tar",
 ])
 def test_an_extraction_that_may_write_a_protected_path_asks(project: Path, command: str) -> None:
     for rules in (DENY_RM, ALLOW_ALL_DENY_RM):
@@ -80,7 +80,7 @@ def test_the_question_names_the_member(project: Path, command: str, said: str) -
     "tar xf rel.tar -C build", "tar xf rel.tar", "tar -xf rel.tar --directory=build",
     "unzip -o rel.zip -d build", "tar tf a.tar", "unzip -l a.zip", "tar cf out.tar build",
     "tar --strip-components=1 -xf a.tar", "curl -sL https://example.com/r.tgz | tar xz -C build",
-    "cpio -idm < a.cpio",
+    "cpio -idm < a.cpio", "tar xf missing.tar -C build",
 ])
 def test_everyday_extractions_still_run(project: Path, command: str) -> None:
     verdict = shell_verdict(DENY_RM, command, "auto", working_dir=project)
