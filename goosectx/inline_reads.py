@@ -44,9 +44,14 @@ nothing but blanks (python's and C's adjacent literals)."""
 _COMMAND_FILE = re.compile(r"^\s*(?:[.\\]\w+|source)\s+(.+)$", re.MULTILINE | re.IGNORECASE)
 """A database shell's command naming a file: sqlite3's ``.read F`` / ``.import F T``, psql's
 ``\\i F``, mysql's ``source F`` (its words after the command)."""
-_LOADS_DOTENV = re.compile(r"dotenv", re.IGNORECASE)
-"""Inline code naming dotenv (``load_dotenv()``, ``require('dotenv').config()``): it loads
-``.env``, looked for where it runs and above (python-dotenv's ``find_dotenv``)."""
+_LOADS_DOTENV = re.compile(r"dotenv|loadEnvFile\s*\(\s*\)", re.IGNORECASE)
+"""Inline code naming dotenv (``load_dotenv()``, ``require('dotenv').config()``) or node's
+``process.loadEnvFile()`` (it reads ``./.env``): it loads ``.env``, looked for where it runs
+and above (python-dotenv's ``find_dotenv``)."""
+_ESCAPE = re.compile(r"\\(?:x\{([0-9A-Fa-f]{1,6})\}|u\{([0-9A-Fa-f]{1,6})\}|x([0-9A-Fa-f]{2})|"
+                     r"[uU]([0-9A-Fa-f]{4}(?:[0-9A-Fa-f]{4})?)|([0-7]{1,3})|(.))", re.DOTALL)
+"""A backslash escape of a string literal (python, perl, node, ruby, C)."""
+_SIMPLE = {"n": "\n", "t": "\t", "r": "\r"}
 _AWK = frozenset({"awk", "gawk", "mawk", "nawk", "busybox-awk"})
 _EXTRA = frozenset({*ALIASES, *OPAQUE, *REPLS, *MACROS})
 """The interpreters :mod:`goosectx.inline_code_extra` reads (``jruby -e``, ``ghc -e``, ``irb
@@ -102,10 +107,23 @@ def code_pieces(code: str) -> Iterator[str]:
             joined[-1] += literal[2]
         else:
             joined.append(literal[2])
-    for text in dict.fromkeys([*(literal[2] for literal in literals), *joined]):
+    texts = [*(literal[2] for literal in literals), *joined]
+    texts += [_unescaped(text) for text in texts if "\\" in text]  # '\x2eenv', ".\x65nv"
+    for text in dict.fromkeys(texts):
         for piece in text.split():
             yield from value_names(piece)  # 'if=.env', '@.env', 'file:.env'
     yield from _DOTTED.findall(code)
+
+
+def _unescaped(text: str) -> str:
+    r"""``text`` with a literal's escapes decoded (``\x2e``, ``\x{2e}``, ``\56``, ``\u{2e}``)."""
+    def one(found: re.Match[str]) -> str:
+        hexa = next((group for group in found.groups()[:4] if group), None)
+        number = int(hexa, 16) if hexa else int(found[5], 8) if found[5] else None
+        if number is None:
+            return _SIMPLE.get(found[6], found[6])
+        return chr(number) if number < 0x110000 else found[0]
+    return _ESCAPE.sub(one, text)
 
 
 def code_reads(words: list[str], dirs: tuple[Path, ...], judge: Callable[[Path], str | None],

@@ -32,14 +32,20 @@ from goosectx.shell_runners import RUNNERS
 
 DOTENV = (".env",)
 _DIRENV = (".envrc", ".env")
-_DOTENV_PROGRAMS = frozenset({"dotenv", "dotenv-cli", "dotenvx", "env-cmd", "dotenv-flow"})
+_DOTENV_PROGRAMS = frozenset({"dotenv", "dotenv-cli", "dotenvx", "env-cmd", "dotenv-flow",
+                              "godotenv", "shdotenv"})
 """Programs that run a command with ``.env`` loaded, or print it (python-dotenv's and npm's
-``dotenv``, ``dotenv-cli``, ``@dotenvx/dotenvx``, ``env-cmd``)."""
+``dotenv``, ``dotenv-cli``, ``@dotenvx/dotenvx``, ``env-cmd``, go's ``godotenv``,
+``shdotenv``)."""
 _PRELOADS = re.compile(r"(?:@dotenvx/)?dotenv(?:x|-expand|-flow)?/config(?:\.js)?")
 """A module node preloads that loads ``.env`` (``-r dotenv/config``, ``--import
 dotenv/config``)."""
-_PRELOAD_OPTIONS = ("-r", "--require", "--import", "--loader", "--experimental-loader")
-_NODES = frozenset({"node", "nodejs", "tsx", "ts-node", "esno", "esrun"})
+_PRELOAD_OPTIONS = ("-r", "--require", "--import", "--loader", "--experimental-loader",
+                    "--setupFiles", "--setupFilesAfterEnv", "--setup-files")
+_NODES = frozenset({"node", "nodejs", "tsx", "ts-node", "esno", "esrun", "mocha", "_mocha",
+                    "ts-mocha", "ava", "nodemon", "vitest", "jest"})
+"""node and the test runners and watchers that preload a module for it (``mocha -r
+dotenv/config``, ``nodemon -r``, ``vitest|jest --setupFiles dotenv/config``)."""
 _PYTHON = re.compile(r"python[\d.]*|pypy[\d.]*")
 _COMPOSE_PROGRAMS = frozenset({"docker", "podman", "nerdctl"})
 _QUIET = frozenset({"-h", "--help", "--version", "version", "help", "--revision"})
