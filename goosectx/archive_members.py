@@ -80,7 +80,8 @@ def extraction(name: str, args: list[str]) -> Extraction | None:
             if word[:1] != "-":
                 operands.append(word)
             k += 1
-        if name == "jar":  # jar xf A / jar -xf A: the archive after the options
+        if name == "jar":  # jar xf A / jar -xf A: the archive after the mode word
+            operands = [a for a in args[1:] if a[:1] != "-"]
             return Extraction(operands[0] if "f" in args[0] and operands else None, ".")
         return Extraction(operands[0], into) if operands else None
     if name in _SEVEN_Z and args[:1] in (["x"], ["e"]):

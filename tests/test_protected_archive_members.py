@@ -56,7 +56,7 @@ def project(tmp_path: Path) -> Path:
 @pytest.mark.parametrize("command", [
     "tar xf a.tar", "tar -xf a.tar", "tar --extract --file=a.tar", "tar -xzf a.tgz",
     "tar xf venv.tar", "tar xf link.tar", "gtar -x -f a.tar", "unzip a.zip",
-    "unzip -o a.zip -d build", "python3 -m zipfile -e a.zip build", "7z x a.zip",
+    "unzip -o a.zip -d build", "python3 -m zipfile -e a.zip build", "7z x a.zip", "jar xf a.zip",
     "tar xCf .git rel.tar", "tar -xf rel.tar -C .git/hooks", "cd .git && tar xf ../rel.tar",
     "cd .git && cpio -idm < ../a.cpio", "cd .git && unzip ../rel.zip",
     "tar xf bad.tar", "tar --transform=s,^,.git/, -xf rel.tar",
@@ -95,6 +95,8 @@ def test_everyday_extractions_still_run(project: Path, command: str) -> None:
     ("tar", ["-x", "-fa.tar", "-Cd"], "a.tar", "d"),
     ("tar", ["xz"], None, "."),
     ("unzip", ["-q", "a.zip", "-d", "d"], "a.zip", "d"),
+    ("jar", ["xf", "a.jar"], "a.jar", "."),
+    ("cpio", ["-idm", "-D", "d"], None, "d"),
 ])
 def test_the_extraction_read_from_the_words(name: str, args: list[str], archive: str | None,
                                             into: str) -> None:
