@@ -52,7 +52,7 @@ _ESCAPE = re.compile(r"\\(?:x\{([0-9A-Fa-f]{1,6})\}|u\{([0-9A-Fa-f]{1,6})\}|x([0
                      r"[uU]([0-9A-Fa-f]{4}(?:[0-9A-Fa-f]{4})?)|([0-7]{1,3})|(.))", re.DOTALL)
 """A backslash escape of a string literal (python, perl, node, ruby, C)."""
 _SIMPLE = {"n": "\n", "t": "\t", "r": "\r"}
-_AWK = frozenset({"awk", "gawk", "mawk", "nawk", "busybox-awk"})
+AWK = frozenset({"awk", "gawk", "mawk", "nawk", "busybox-awk"})
 _EXTRA = frozenset({*ALIASES, *OPAQUE, *REPLS, *MACROS})
 """The interpreters :mod:`goosectx.inline_code_extra` reads (``jruby -e``, ``ghc -e``, ``irb
 <<EOF``, ``rpm --eval``): their code is read as the modelled interpreters' is."""
@@ -68,7 +68,7 @@ def code_files(name: str, args: list[str], line: str = "") -> tuple[list[str], l
     command words; a sed script's ``r``/``R``/``w``/``W`` files, a database shell's
     :data:`_COMMAND_FILE` words.
     """
-    if name in _AWK:
+    if name in AWK:
         return awk_texts(args), []
     if name in ("sed", "gsed"):
         script = sed_script(args)
@@ -90,7 +90,7 @@ def code_files(name: str, args: list[str], line: str = "") -> tuple[list[str], l
 
 def takes_code(name: str) -> bool:
     """True when ``name`` runs code given on its command line (:func:`code_files` reads it)."""
-    return name in _AWK or name in ("sed", "gsed", "deno") or name in DATABASES or (
+    return name in AWK or name in ("sed", "gsed", "deno") or name in DATABASES or (
         INTERPRETER.fullmatch(name) is not None) or name in _EXTRA
 
 

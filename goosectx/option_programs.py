@@ -139,7 +139,13 @@ _INSTALL = (Option(Does.INTO, longs=("--target-directory",), letters="t", valued
 """``cp|mv|ln -t DIR`` / ``install -t DIR``, in a cluster too, its value glued or the next word
 as getopt reads it (``-vt DIR``, ``-t.git/hooks``; ``-ta D`` is ``-t a``); the letters before
 it that take a value (``-S SUFFIX``, install's ``-g``, ``-m``, ``-o``) end the cluster."""
+_RUSTC_RUNS = ("-Clinker=", "linker=", "--codegen=linker=", "-Zcodegen-backend=",
+               "codegen-backend=")
+"""rustc's (and rustdoc's) ``-C linker=P`` / ``-Clinker=P`` run P as the linker;
+``-Z codegen-backend=x.so`` loads a library whose code runs (``linker=`` is matched as any
+word: the value of a separate ``-C``); ``cargo rustc -- -C linker=P`` hands them on."""
 _CARGO = (Option(Does.RUNS, longs=("--config",), letters="Z", valued="pjFC"),
+          Option(Does.RUNS, starts=_RUSTC_RUNS),
           Option(Does.OUTPUT, longs=("--target-dir",)),
           Option(Does.OUTPUT, longs=("--logfile",), starts=("--logfile",)))
 """``cargo --config K=V`` sets any config (``target.<triple>.runner=['sh','-c',…]`` runs a
@@ -290,11 +296,7 @@ _WRITTEN_FILES = {
 }
 """Files and dirs a program writes as its rule lets it (:data:`JUDGED_OUTPUT`); ``git
 checkout-index --prefix=P`` writes ``P`` + each path."""
-_RUSTC = (Option(Does.RUNS, starts=("-Clinker=", "linker=", "--codegen=linker=",
-                                   "-Zcodegen-backend=", "codegen-backend=")),)
-"""rustc's (and rustdoc's) ``-C linker=P`` / ``-Clinker=P`` run P as the linker;
-``-Z codegen-backend=x.so`` loads a library whose code runs (``linker=`` is matched as any
-word: the value of a separate ``-C``)."""
+_RUSTC = (Option(Does.RUNS, starts=_RUSTC_RUNS),)
 _FILTER_REPO = (Option(Does.RUNS, starts=tuple(f"--{kind}-callback" for kind in (
     "blob", "commit", "filename", "message", "name", "email", "refname", "tag", "reset",
     "file-info", "person"))),)

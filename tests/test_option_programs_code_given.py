@@ -29,6 +29,7 @@ from goosectx.build_flags import flags_run
     "rustc -Clinker=rm a.rs",
     "rustc --codegen=linker=./x a.rs",
     "RUSTFLAGS='-C linker=rm' cargo build",
+    "cargo rustc -- -C linker=rm", "cargo rustc --release -- -Clinker=./x",
     "RUSTFLAGS=-Clinker=./x cargo build",
     "gcc -Wl,-plugin=x.so a.c",
     "gcc -Wl,--plugin=x.so a.c",
@@ -44,6 +45,7 @@ from goosectx.build_flags import flags_run
 ), still_run=(
     "m4 macros.m4", "gnuplot plot.gp", "git filter-repo --path src", "rustc a.rs",
     "rustc -C opt-level=3 -Clinker-plugin-lto a.rs", "cargo build",
+    "cargo rustc --release -- -C opt-level=3",
     "RUSTFLAGS='-C target-cpu=native' cargo build --release", "gcc -O2 a.c -o a",
     "gcc -Wl,-rpath,/opt/lib a.c", "make", "make CFLAGS=-O2", "CFLAGS='-O2 -g' make",
     "GOFLAGS=-mod=vendor go test ./...", "go test ./...", "make CC=clang",

@@ -16,6 +16,9 @@ from rules_support import DENY_RM, check_under_deny_rm, deny_rm_cases, shell_ver
 @pytest.mark.parametrize(("command", "expected"), deny_rm_cases(denied=(), asked=(
     """awk 'BEGIN{print "x" > ".git/config"}'""",
     """awk '{print >> ".git/hooks/pre-commit"}' x""",
+    """awk '{print > ".git/" "config"}' x""",
+    """awk '{printf "%s", $0 > ("node_modules/x/index.js")}' x""",
+    "awk -v out=.git/hooks/pre-commit '{print > out}' x",
     "sed -n 'w .git/config' x",
     "sed 's/a/b/w .git/hooks/pre-commit' x",
     "sed -e '1w .git/hooks/post-checkout' x",
@@ -34,6 +37,8 @@ from rules_support import DENY_RM, check_under_deny_rm, deny_rm_cases, shell_ver
     """python3 -c "import sys; print(sys.version)\"""", "perl -ne 'print if /git/' x",
     """node -e "console.log(require('./package.json').name)\"""",
     """ruby -e "puts File.read('x')\"""",
+    "awk '{print}' node_modules/x/package.json", "awk -v n=1 '{print n}' x",
+    """git ls-files | awk -F/ '$1 == "node_modules"'""",
 )))
 def test_inline_code_naming_a_protected_path_is_judged_as_a_write(command: str,
                                                                   expected: str) -> None:
