@@ -46,6 +46,7 @@ _UNZIPS = frozenset({"unzip", "bsdunzip"})
 _UNZIP_READS = frozenset({"-l", "-t", "-v", "-Z", "-p", "-c", "-z", "-hh"})
 _UNZIP_VALUED = frozenset({"-d", "-P", "-I", "-O"})
 _SEVEN_Z = frozenset({"7z", "7za", "7zz", "7zr"})
+_PROTECTED_NAMES = frozenset({".git", "node_modules", ".venv", "venv", "pyvenv.cfg"})
 
 
 class Extraction(NamedTuple):
@@ -162,12 +163,28 @@ def archive_writes(name: str, args: list[str], where: Where | None) -> str | Non
     if isinstance(members, str):
         return (f"{name} extracts {found.archive}, whose names cannot be read here "
                 f"({members}): it may hold a git hook or config")
-    for member in members:
-        parts = [p for p in member.split("/") if p not in ("", ".")][found.strip:]
-        if parts and (why := protected_write(
-                name, posixpath.join(found.into, *parts), where, tops=tops)):
+    for path in _judged_paths(members, found.strip):
+        if why := protected_write(name, posixpath.join(found.into, path), where, tops=tops):
             return why
     return None
+
+
+def _judged_paths(members: tuple[str, ...], strip: int) -> list[str]:
+    """The paths judged for ``members``: each naming a protected dir, and the dirs of the rest.
+
+    A member with a part named ``.git``, ``node_modules``, ``.venv``, ``venv`` or
+    ``pyvenv.cfg`` is judged whole (``.git/hooks/pre-commit``); of the others, their first
+    two dirs (``rel-1.0``, ``rel-1.0/src``), where a link in the project to the git dir or a
+    virtualenv already there would take them: a release of 20,000 files is a few checks.
+    """
+    paths: dict[str, None] = {}
+    for member in members:
+        parts = [p for p in member.split("/") if p not in ("", ".")][strip:]
+        if _PROTECTED_NAMES.intersection(p.lower() for p in parts):
+            paths["/".join(parts)] = None
+        elif parts:
+            paths.update(dict.fromkeys("/".join(parts[:k]) for k in (1, 2)[:len(parts)]))
+    return list(paths)
 
 
 def _read(archive: str, where: Where) -> tuple[str, ...] | str:
@@ -213,8 +230,10 @@ def _members(path: str, size: int, mtime_ns: int) -> tuple[str, ...] | str:
                 if member.issym() or member.islnk():  # x -> .git/hooks: what a later x/y writes
                     base = posixpath.dirname(member.name) if member.issym() else ""
                     names.append(posixpath.normpath(posixpath.join(base, member.linkname)))
-                if len(names) > MAX_MEMBERS or time.monotonic() - started > MAX_SECONDS:
+                if len(names) > MAX_MEMBERS:
                     return "too many members"
+                if time.monotonic() - started > MAX_SECONDS:
+                    return "it takes too long to list"
         return tuple(names)
     except (OSError, tarfile.TarError, zipfile.BadZipFile, EOFError, ValueError):
         return "not a tar or zip archive"

@@ -48,6 +48,8 @@ def project(tmp_path: Path) -> Path:
         archive.writestr(".git/hooks/pre-commit", "x")
     with zipfile.ZipFile(tmp_path / "rel.zip", "w") as archive:
         archive.writestr("rel-1.0/README", "x")
+    (tmp_path / "hooksdir").symlink_to(".git/hooks")
+    _tar(tmp_path / "through.tar", "hooksdir/pre-commit")
     (tmp_path / "a.cpio").write_bytes(b"")
     (tmp_path / "bad.tar").write_bytes(b"not an archive at all" * 40)
     return tmp_path
@@ -55,7 +57,7 @@ def project(tmp_path: Path) -> Path:
 
 @pytest.mark.parametrize("command", [
     "tar xf a.tar", "tar -xf a.tar", "tar --extract --file=a.tar", "tar -xzf a.tgz",
-    "tar xf venv.tar", "tar xf link.tar", "gtar -x -f a.tar", "unzip a.zip",
+    "tar xf venv.tar", "tar xf link.tar", "tar xf through.tar", "gtar -x -f a.tar", "unzip a.zip",
     "unzip -o a.zip -d build", "python3 -m zipfile -e a.zip build", "7z x a.zip", "jar xf a.zip",
     "tar xCf .git rel.tar", "tar -xf rel.tar -C .git/hooks", "cd .git && tar xf ../rel.tar",
     "cd .git && cpio -idm < ../a.cpio", "cd .git && unzip ../rel.zip",
@@ -87,6 +89,15 @@ def test_everyday_extractions_still_run(project: Path, command: str) -> None:
     assert verdict.action == "run", verdict.reason
     allowed = PermissionRules(allow=("shell(*)",))
     assert shell_verdict(allowed, command, "smart_approve", working_dir=project).action == "run"
+
+
+def test_a_release_of_many_files_is_read_and_runs(project: Path) -> None:
+    _tar(project / "big.tgz", *(f"rel-1.0/src/d{i % 50}/f{i}.c" for i in range(3000)))
+    verdict = shell_verdict(DENY_RM, "tar xzf big.tgz -C build", "auto", working_dir=project)
+    assert verdict.action == "run", verdict.reason
+    _tar(project / "big.tgz", *(f"rel-1.0/src/f{i}.c" for i in range(3000)), ".git/config")
+    verdict = shell_verdict(DENY_RM, "tar xzf big.tgz", "auto", working_dir=project)
+    assert "tar writes .git/config" in verdict.reason
 
 
 @pytest.mark.parametrize(("name", "args", "archive", "into"), [
