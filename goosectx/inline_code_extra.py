@@ -50,6 +50,11 @@ MACROS = dict.fromkeys(("rpm", "rpmbuild", "rpmspec", "rpmquery", "rpmsign"),
 """rpm's macro options: a macro's ``%(…)`` runs a shell line, ``%{lua:…}`` lua code
 (``rpm --eval '%(rm -rf x)'``, ``rpmbuild -D 'x %(rm x)'``)."""
 _MACRO_RUNS = re.compile(r"%\(|%\{lua:")
+_GNUPLOT_RUNS = re.compile(r"""\b(?:system|load|call|shell|eval|evaluate|import)\b|`|"""
+                           r"""(?:^|;)\s*!|["']\s*[<|]""", re.MULTILINE)
+"""What in gnuplot's code may run a command or code the rules do not read: ``system "…"``,
+``!cmd``, a backquote, ``load``/``call`` of a script, ``eval`` of a string, a plugin
+``import``, a file name starting a pipe (``plot "< cmd"``, ``set output "|cmd"``)."""
 _RUNS = re.compile(r"\bwebbrowser\b|\bdo\s+shell\s+script\b")
 """Code that runs a command :data:`goosectx.shell_runners._RUNS_COMMANDS` does not list."""
 
@@ -81,6 +86,8 @@ def any_code_runs(name: str, code: str) -> bool:
     """:func:`goosectx.shell_runners.code_runs`, for the interpreters of this module too."""
     if name in MACROS:
         return _MACRO_RUNS.search(code) is not None
+    if name == "gnuplot":  # gnuplot -e 'set term png; plot sin(x)': no command
+        return _GNUPLOT_RUNS.search(code) is not None
     if name in OPAQUE:
         return bool(code)  # ghc -e 'System.Process.callCommand …': its libraries are not read
     return code_runs(ALIASES.get(name, name), code) or _RUNS.search(code) is not None
