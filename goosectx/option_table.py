@@ -57,7 +57,7 @@ class Hit(NamedTuple):
     """Its value for a long option or whole word (``=V`` or the next word); else ``None``."""
 
 
-_PYTHON = re.compile(r"python[0-9.]*")
+_PYTHON = re.compile(r"(?:python|pypy)[0-9.]*")
 _NODE_RUNNERS = frozenset({"npx", "bunx", "yarn", "pnpm", "bun"})
 _NODE_TOOLS = frozenset({"eslint", "tsc", "prettier"})
 """``npx|bunx|yarn|pnpm|bun [run|exec|dlx|x] TOOL …`` runs the project's ``TOOL``."""

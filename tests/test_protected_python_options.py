@@ -22,6 +22,8 @@ from goosectx.code_options import python_module
     "python3 -I -E -s -u -m venv --clear .git",
     "python3 -X dev -W ignore -m venv .git",
     "python3 -Xdev -Wignore -mvenv .git",
+    "pypy3 -m venv .git", "python3.12 -Im venv .git", "sudo python3 -mvenv --clear .git",
+    "bash -c 'python3 -I -m venv .git'",
     "python3 -mpytest --basetemp=.git",
     "python3 -Im pytest --basetemp=.venv",
     "python3 -mzipfile -e a.zip .git",
