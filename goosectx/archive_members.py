@@ -31,6 +31,7 @@ from typing import NamedTuple
 from goosectx.option_table import table_name
 from goosectx.protected_paths import Where, git_dirs, protected_write
 from goosectx.shell_dirs import Unknown
+from goosectx.tree_writers import SEVEN_Z, TAR_EXTRACT, UNZIP_READS
 
 MAX_ARCHIVE_BYTES = 64_000_000
 """The largest tar archive read (a compressed one is read whole); a zip's listing is its
@@ -40,12 +41,9 @@ MAX_SECONDS = 2.0
 _TARS = frozenset({"tar", "gtar", "bsdtar"})
 _TAR_VALUED = "fCbgHIKLNVXT"
 """tar's short options that take a value (in a cluster, in order: ``xCf DIR A``)."""
-_TAR_EXTRACT = ("--ext", "--extr", "--extra", "--extrac", "--extract", "--get")
 _RENAMES = ("--transform", "--xform", "-s")
 _UNZIPS = frozenset({"unzip", "bsdunzip"})
-_UNZIP_READS = frozenset({"-l", "-t", "-v", "-Z", "-p", "-c", "-z", "-hh"})
 _UNZIP_VALUED = frozenset({"-d", "-P", "-I", "-O"})
-_SEVEN_Z = frozenset({"7z", "7za", "7zz", "7zr"})
 _PROTECTED_NAMES = frozenset({".git", "node_modules", ".venv", "venv", "pyvenv.cfg"})
 
 
@@ -67,7 +65,7 @@ def extraction(name: str, args: list[str]) -> Extraction | None:
     if name in _TARS:
         return _tar(args)
     if name in _UNZIPS or name == "jar" and args[:1] and "x" in args[0].lstrip("-"):
-        if any(a in _UNZIP_READS for a in args):
+        if any(a in UNZIP_READS for a in args):
             return None
         operands, into, k = [], ".", 0
         while k < len(args):
@@ -85,7 +83,7 @@ def extraction(name: str, args: list[str]) -> Extraction | None:
             operands = [a for a in args[1:] if a[:1] != "-"]
             return Extraction(operands[0] if "f" in args[0] and operands else None, ".")
         return Extraction(operands[0], into) if operands else None
-    if name in _SEVEN_Z and args[:1] in (["x"], ["e"]):
+    if name in SEVEN_Z and args[:1] in (["x"], ["e"]):
         operands = [a for a in args[1:] if a[:1] != "-"]
         into = next((a[2:] for a in args if a.startswith("-o") and len(a) > 2), ".")
         return Extraction(operands[0], into) if operands else None
@@ -108,7 +106,7 @@ def _tar(args: list[str]) -> Extraction | None:
         word = args[k]
         option, equals, value = word.partition("=")
         if word[:2] == "--":
-            extracts = extracts or option in _TAR_EXTRACT
+            extracts = extracts or option in TAR_EXTRACT
             takes = option in ("--file", "--directory", "--strip-components", "--transform",
                                "--xform")
             given = value if equals else (args[k + 1] if takes and k + 1 < len(args) else "")
