@@ -20,13 +20,18 @@ Core module: no printing.
 
 from __future__ import annotations
 
+import bz2
+import gzip
+import lzma
 import os
 import posixpath
 import tarfile
 import time
 import zipfile
+from collections.abc import Callable
 from functools import lru_cache
-from typing import NamedTuple
+from lzma import LZMAError
+from typing import BinaryIO, NamedTuple, Protocol, cast
 
 from goosectx.option_table import table_name
 from goosectx.protected_paths import Where, git_dirs, protected_write
@@ -36,6 +41,8 @@ from goosectx.tree_writers import SEVEN_Z, TAR_EXTRACT, UNZIP_READS
 MAX_ARCHIVE_BYTES = 64_000_000
 """The largest tar archive read (a compressed one is read whole); a zip's listing is its
 central directory, read at any size."""
+MAX_UNPACKED_BYTES = 1_000_000_000
+"""The most bytes a compressed tar is unpacked to while listing it."""
 MAX_MEMBERS = 50_000
 MAX_SECONDS = 2.0
 _TARS = frozenset({"tar", "gtar", "bsdtar"})
@@ -213,7 +220,6 @@ def _read(archive: str, where: Where) -> tuple[str, ...] | str:
 def _members(path: str, size: int, mtime_ns: int) -> tuple[str, ...] | str:
     """:func:`_read` of one file (cached by its size and time); a link's target joined."""
     del mtime_ns  # part of the cache key only
-    started = time.monotonic()
     try:
         if zipfile.is_zipfile(path):
             with zipfile.ZipFile(path) as opened:
@@ -221,17 +227,68 @@ def _members(path: str, size: int, mtime_ns: int) -> tuple[str, ...] | str:
             return tuple(names) if len(names) <= MAX_MEMBERS else "too many members"
         if size > MAX_ARCHIVE_BYTES:
             return "too big"
-        names = []
-        with tarfile.open(path, "r:*") as opened:
-            for member in opened:
-                names.append(member.name)
-                if member.issym() or member.islnk():  # x -> .git/hooks: what a later x/y writes
-                    base = posixpath.dirname(member.name) if member.issym() else ""
-                    names.append(posixpath.normpath(posixpath.join(base, member.linkname)))
-                if len(names) > MAX_MEMBERS:
-                    return "too many members"
-                if time.monotonic() - started > MAX_SECONDS:
-                    return "it takes too long to list"
-        return tuple(names)
-    except (OSError, tarfile.TarError, zipfile.BadZipFile, EOFError, ValueError):
+        with open(path, "rb") as raw:
+            return _tar_members(raw)
+    except _TooLong:
+        return "it takes too long to list"
+    except (OSError, tarfile.TarError, zipfile.BadZipFile, EOFError, ValueError, LZMAError):
         return "not a tar or zip archive"
+
+
+def _tar_members(raw: BinaryIO) -> tuple[str, ...] | str:
+    """The names of the tar archive ``raw`` holds, read as a stream, decompressed here."""
+    magic = raw.read(6)
+    raw.seek(0)
+    opener = next((one for start, one in _COMPRESSED if magic.startswith(start)), None)
+    unpacked: _Readable = raw if opener is None else opener(raw)
+    names = []
+    bounded = cast(BinaryIO, _Bounded(unpacked))  # stream mode ("r|") only reads it
+    with tarfile.open(fileobj=bounded, mode="r|") as opened:
+        for member in opened:
+            names.append(member.name)
+            if member.issym() or member.islnk():  # x -> .git/hooks: what a later x/y writes
+                base = posixpath.dirname(member.name) if member.issym() else ""
+                names.append(posixpath.normpath(posixpath.join(base, member.linkname)))
+            if len(names) > MAX_MEMBERS:
+                return "too many members"
+    return tuple(names)
+
+
+class _Readable(Protocol):
+    """What the listing reads a tar from: a file, or one unpacked as it is read."""
+
+    def read(self, size: int = -1, /) -> bytes:
+        """Up to ``size`` bytes."""
+        ...
+
+
+class _TooLong(Exception):
+    """Listing an archive went past :data:`MAX_SECONDS` or :data:`MAX_UNPACKED_BYTES`."""
+
+
+class _Bounded:
+    """A stream read for at most :data:`MAX_SECONDS` and :data:`MAX_UNPACKED_BYTES`.
+
+    A small ``.tgz`` of one huge member (a bomb) is given up, not unpacked whole.
+    """
+
+    def __init__(self, stream: _Readable) -> None:
+        self.stream = stream
+        self.left = MAX_UNPACKED_BYTES
+        self.until = time.monotonic() + MAX_SECONDS
+
+    def read(self, size: int = -1) -> bytes:
+        """Up to ``size`` bytes; raises :class:`_TooLong` past a limit."""
+        if self.left <= 0 or time.monotonic() > self.until:
+            raise _TooLong
+        data = self.stream.read(self.left if size < 0 else min(size, self.left))
+        self.left -= len(data)
+        return data
+
+
+_COMPRESSED: tuple[tuple[bytes, Callable[[BinaryIO], _Readable]], ...] = (
+    (b"\x1f\x8b", lambda raw: gzip.GzipFile(fileobj=raw)),
+    (b"BZh", lambda raw: bz2.BZ2File(raw)),
+    (b"\xfd7zXZ", lambda raw: lzma.LZMAFile(raw)),
+)
+"""The compressions a tar is read through (gzip, bzip2, xz), by their first bytes."""

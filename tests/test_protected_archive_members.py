@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 from rules_support import ALLOW_ALL_DENY_RM, DENY_RM, shell_verdict
 
+from goosectx import archive_members
 from goosectx.archive_members import extraction
 from goosectx.permissions import PermissionRules
 
@@ -98,6 +99,17 @@ def test_a_release_of_many_files_is_read_and_runs(project: Path) -> None:
     _tar(project / "big.tgz", *(f"rel-1.0/src/f{i}.c" for i in range(3000)), ".git/config")
     verdict = shell_verdict(DENY_RM, "tar xzf big.tgz", "auto", working_dir=project)
     assert "tar writes .git/config" in verdict.reason
+
+
+def test_an_archive_that_unpacks_past_the_limit_is_given_up_and_asks(
+        project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(archive_members, "MAX_UNPACKED_BYTES", 100_000)
+    with tarfile.open(project / "bomb.tgz", "w:gz") as archive:
+        info = tarfile.TarInfo("zeros")
+        info.size = 1_000_000
+        archive.addfile(info, io.BytesIO(bytes(info.size)))
+    verdict = shell_verdict(DENY_RM, "tar xzf bomb.tgz -C build", "auto", working_dir=project)
+    assert verdict.action == "ask" and "takes too long to list" in verdict.reason
 
 
 @pytest.mark.parametrize(("name", "args", "archive", "into"), [
