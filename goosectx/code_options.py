@@ -28,6 +28,35 @@ read as its code, which reads only what could run a command. Other modules (``js
 ``pytest``) are programs as a script is."""
 PYTHON_MODULE = re.compile(r"-[bBdEhiIOPqRsSuvx]*m(.*)")
 """A python cluster ending in ``-m`` (``-m``, ``-Bm``, ``-mtimeit``): the module follows."""
+_PYTHON_FLAGS = re.compile(r"-[bBdEhiIOPqRsSuvx]+")
+"""A cluster of python's flags that take no value (``-I``, ``-Esu``)."""
+_PYTHON_VALUED = re.compile(r"-[bBdEhiIOPqRsSuvx]*([XW])(.*)")
+"""A cluster ending in ``-X`` / ``-W``, its value glued (``-Xdev``, ``-IWignore``) or next."""
+
+
+def python_module(args: list[str]) -> tuple[str, list[str]] | None:
+    """The module ``python ARGS`` runs and its arguments, or ``None`` (a script, ``-c``, none).
+
+    The one reader of python's options for every module check: ``-m venv``, ``-mvenv``,
+    ``-Im venv``, ``-I -E -s -u -m venv``, ``-X dev -W ignore -m venv``, ``-Xdev -mvenv``,
+    ``--check-hash-based-pycs always -m venv`` → ``("venv", [...])``.
+    """
+    k = 0
+    while k < len(args):
+        word = args[k]
+        if found := PYTHON_MODULE.fullmatch(word):
+            if found[1]:
+                return found[1], args[k + 1:]
+            return (args[k + 1], args[k + 2:]) if k + 1 < len(args) else None
+        if valued := _PYTHON_VALUED.fullmatch(word):
+            k += 1 if valued[2] else 2
+        elif word == "--check-hash-based-pycs":
+            k += 2
+        elif _PYTHON_FLAGS.fullmatch(word) or word.startswith("--check-hash-based-pycs="):
+            k += 1
+        else:
+            return None  # the script, -c CODE, -, --, or an option python does not know
+    return None
 NODE_LOADERS = ("--import", "--loader", "--experimental-loader", "--require", "-r", "--preload")
 """node's (and bun's ``--preload``) options that load a module before the program: a
 ``data:`` URL is inline code."""

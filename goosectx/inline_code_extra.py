@@ -33,19 +33,28 @@ OPAQUE: dict[str, tuple[str, ...]] = {
     "crystal": ("eval",), "ocaml": ("-e",), "scala": ("-e",), "kotlin": ("-e",),
     "jrunscript": ("-e",), "swift": ("-e",), "pry": ("-e",), "gforth": ("-e", "--evaluate"),
     "pike": ("-e",), "hy": ("-c",), "mongo": ("--eval",), "rc": ("-c",), "es": ("-c",),
-    "murex": ("-c",), "ion": ("-c",), "matlab": ("-batch", "-r")}
+    "murex": ("-c",), "ion": ("-c",), "matlab": ("-batch", "-r"),
+    "lldb": ("-o", "--one-line", "-O", "--one-line-before-file", "-k", "--one-line-on-crash"),
+    "gnuplot": ("-e",)}
 """Interpreters whose ways to run a program the rules do not model, and their inline-code
 options (``crystal eval CODE``: a subcommand): any inline code of theirs may run one (the legacy
-``mongo`` shell's ``runProgram``; mongosh's code is node's: :mod:`goosectx.shell_languages`)."""
+``mongo`` shell's ``runProgram``; mongosh's code is node's: :mod:`goosectx.shell_languages`;
+``lldb -o 'platform shell rm x'``, ``lldb -o 'script …'``, gnuplot's ``system "rm x"``)."""
 REPLS = frozenset({"irb", "jshell", "pry", "ghci", "octave", "octave-cli", "scala", "kotlin",
                    "bb", "clojure", "clj", "raku", "perl6", "hy", "swift", "rc", "es",
-                   "murex", "ion", "gforth"})
-"""Interpreters that run what their standard input holds when given no script."""
+                   "murex", "ion", "gforth", "lldb", "gnuplot", "m4"})
+"""Interpreters that run what their standard input holds when given no script (``echo
+'syscmd(rm x)' | m4``: m4's ``syscmd``/``esyscmd`` run a shell line)."""
 MACROS = dict.fromkeys(("rpm", "rpmbuild", "rpmspec", "rpmquery", "rpmsign"),
                       ("--eval", "-E", "--define", "-D"))
 """rpm's macro options: a macro's ``%(…)`` runs a shell line, ``%{lua:…}`` lua code
 (``rpm --eval '%(rm -rf x)'``, ``rpmbuild -D 'x %(rm x)'``)."""
 _MACRO_RUNS = re.compile(r"%\(|%\{lua:")
+_GNUPLOT_RUNS = re.compile(r"""\b(?:system|load|call|shell|eval|evaluate|import)\b|`|"""
+                           r"""(?:^|;)\s*!|["']\s*[<|]""", re.MULTILINE)
+"""What in gnuplot's code may run a command or code the rules do not read: ``system "…"``,
+``!cmd``, a backquote, ``load``/``call`` of a script, ``eval`` of a string, a plugin
+``import``, a file name starting a pipe (``plot "< cmd"``, ``set output "|cmd"``)."""
 _RUNS = re.compile(r"\bwebbrowser\b|\bdo\s+shell\s+script\b")
 """Code that runs a command :data:`goosectx.shell_runners._RUNS_COMMANDS` does not list."""
 
@@ -77,6 +86,8 @@ def any_code_runs(name: str, code: str) -> bool:
     """:func:`goosectx.shell_runners.code_runs`, for the interpreters of this module too."""
     if name in MACROS:
         return _MACRO_RUNS.search(code) is not None
+    if name == "gnuplot":  # gnuplot -e 'set term png; plot sin(x)': no command
+        return _GNUPLOT_RUNS.search(code) is not None
     if name in OPAQUE:
         return bool(code)  # ghc -e 'System.Process.callCommand …': its libraries are not read
     return code_runs(ALIASES.get(name, name), code) or _RUNS.search(code) is not None

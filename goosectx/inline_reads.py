@@ -44,10 +44,15 @@ nothing but blanks (python's and C's adjacent literals)."""
 _COMMAND_FILE = re.compile(r"^\s*(?:[.\\]\w+|source)\s+(.+)$", re.MULTILINE | re.IGNORECASE)
 """A database shell's command naming a file: sqlite3's ``.read F`` / ``.import F T``, psql's
 ``\\i F``, mysql's ``source F`` (its words after the command)."""
-_LOADS_DOTENV = re.compile(r"dotenv", re.IGNORECASE)
-"""Inline code naming dotenv (``load_dotenv()``, ``require('dotenv').config()``): it loads
-``.env``, looked for where it runs and above (python-dotenv's ``find_dotenv``)."""
-_AWK = frozenset({"awk", "gawk", "mawk", "nawk", "busybox-awk"})
+_LOADS_DOTENV = re.compile(r"dotenv|loadEnvFile\s*\(\s*\)", re.IGNORECASE)
+"""Inline code naming dotenv (``load_dotenv()``, ``require('dotenv').config()``) or node's
+``process.loadEnvFile()`` (it reads ``./.env``): it loads ``.env``, looked for where it runs
+and above (python-dotenv's ``find_dotenv``)."""
+_ESCAPE = re.compile(r"\\(?:x\{([0-9A-Fa-f]{1,6})\}|u\{([0-9A-Fa-f]{1,6})\}|x([0-9A-Fa-f]{2})|"
+                     r"[uU]([0-9A-Fa-f]{4}(?:[0-9A-Fa-f]{4})?)|([0-7]{1,3})|(.))", re.DOTALL)
+"""A backslash escape of a string literal (python, perl, node, ruby, C)."""
+_SIMPLE = {"n": "\n", "t": "\t", "r": "\r"}
+AWK = frozenset({"awk", "gawk", "mawk", "nawk", "busybox-awk"})
 _EXTRA = frozenset({*ALIASES, *OPAQUE, *REPLS, *MACROS})
 """The interpreters :mod:`goosectx.inline_code_extra` reads (``jruby -e``, ``ghc -e``, ``irb
 <<EOF``, ``rpm --eval``): their code is read as the modelled interpreters' is."""
@@ -63,7 +68,7 @@ def code_files(name: str, args: list[str], line: str = "") -> tuple[list[str], l
     command words; a sed script's ``r``/``R``/``w``/``W`` files, a database shell's
     :data:`_COMMAND_FILE` words.
     """
-    if name in _AWK:
+    if name in AWK:
         return awk_texts(args), []
     if name in ("sed", "gsed"):
         script = sed_script(args)
@@ -83,13 +88,13 @@ def code_files(name: str, args: list[str], line: str = "") -> tuple[list[str], l
     return ([] if code is None or code.startswith("\0") else [code]), []
 
 
-def _takes_code(name: str) -> bool:
+def takes_code(name: str) -> bool:
     """True when ``name`` runs code given on its command line (:func:`code_files` reads it)."""
-    return name in _AWK or name in ("sed", "gsed", "deno") or name in DATABASES or (
+    return name in AWK or name in ("sed", "gsed", "deno") or name in DATABASES or (
         INTERPRETER.fullmatch(name) is not None) or name in _EXTRA
 
 
-def _pieces(code: str) -> Iterator[str]:
+def code_pieces(code: str) -> Iterator[str]:
     """The names a code text may give a file by: its literals' pieces, its bare dotted names.
 
     Literals joined by a concatenation (:data:`_JOIN`: ``'.e' + 'nv'``, perl's ``'.e' .
@@ -102,10 +107,23 @@ def _pieces(code: str) -> Iterator[str]:
             joined[-1] += literal[2]
         else:
             joined.append(literal[2])
-    for text in dict.fromkeys([*(literal[2] for literal in literals), *joined]):
+    texts = [*(literal[2] for literal in literals), *joined]
+    texts += [_unescaped(text) for text in texts if "\\" in text]  # '\x2eenv', ".\x65nv"
+    for text in dict.fromkeys(texts):
         for piece in text.split():
             yield from value_names(piece)  # 'if=.env', '@.env', 'file:.env'
     yield from _DOTTED.findall(code)
+
+
+def _unescaped(text: str) -> str:
+    r"""``text`` with a literal's escapes decoded (``\x2e``, ``\x{2e}``, ``\56``, ``\u{2e}``)."""
+    def one(found: re.Match[str]) -> str:
+        hexa = next((group for group in found.groups()[:4] if group), None)
+        number = int(hexa, 16) if hexa else int(found[5], 8) if found[5] else None
+        if number is None:
+            return _SIMPLE.get(found[6], found[6])
+        return chr(number) if number < 0x110000 else found[0]
+    return _ESCAPE.sub(one, text)
 
 
 def code_reads(words: list[str], dirs: tuple[Path, ...], judge: Callable[[Path], str | None],
@@ -121,15 +139,15 @@ def code_reads(words: list[str], dirs: tuple[Path, ...], judge: Callable[[Path],
     """
     names = [word.rsplit("/", 1)[-1] for word in words]
     start = 0 if not names or names[0] not in RUNNERS else next(
-        (k for k, one in enumerate(names) if k and _takes_code(one)), 0)
-    if not names or not _takes_code(name := names[start]):
+        (k for k, one in enumerate(names) if k and takes_code(one)), 0)
+    if not names or not takes_code(name := names[start]):
         return
     texts, files = code_files(name, words[start + 1:], line)
     if any(_LOADS_DOTENV.search(text) for text in texts):  # load_dotenv(), require('dotenv')
         yield from code_loads(dirs, judge, working_dir or (dirs[0] if dirs else Path.cwd()),
                               name)
     seen: set[str] = set()
-    for piece, exact in [*((p, False) for text in texts for p in _pieces(text)),
+    for piece, exact in [*((p, False) for text in texts for p in code_pieces(text)),
                          *((f, True) for f in files)]:
         if not piece or piece in seen or "\0" in piece or len(piece) > 4096:  # no path
             continue

@@ -139,7 +139,13 @@ _INSTALL = (Option(Does.INTO, longs=("--target-directory",), letters="t", valued
 """``cp|mv|ln -t DIR`` / ``install -t DIR``, in a cluster too, its value glued or the next word
 as getopt reads it (``-vt DIR``, ``-t.git/hooks``; ``-ta D`` is ``-t a``); the letters before
 it that take a value (``-S SUFFIX``, install's ``-g``, ``-m``, ``-o``) end the cluster."""
+_RUSTC_RUNS = ("-Clinker=", "linker=", "--codegen=linker=", "-Zcodegen-backend=",
+               "codegen-backend=")
+"""rustc's (and rustdoc's) ``-C linker=P`` / ``-Clinker=P`` run P as the linker;
+``-Z codegen-backend=x.so`` loads a library whose code runs (``linker=`` is matched as any
+word: the value of a separate ``-C``); ``cargo rustc -- -C linker=P`` hands them on."""
 _CARGO = (Option(Does.RUNS, longs=("--config",), letters="Z", valued="pjFC"),
+          Option(Does.RUNS, starts=_RUSTC_RUNS),
           Option(Does.OUTPUT, longs=("--target-dir",)),
           Option(Does.OUTPUT, longs=("--logfile",), starts=("--logfile",)))
 """``cargo --config K=V`` sets any config (``target.<triple>.runner=['sh','-c',…]`` runs a
@@ -225,15 +231,16 @@ _GLUED_SIDE = re.compile(r"(-M[FJ])(.+)|(--?Map)=(.*)")
 _COMPILE = (Option(Does.OUTPUT, longs=("--output",), letters="o",
                    valued="oIDLlUxXuBFGTzefmWOgiM"),
             Option(Does.OUTPUT, words=_SIDE_FILES),
-            Option(Does.RUNS, starts=("-fplugin=", "-fpass-plugin=", "--plugin=", "-specs=",
-                                      "--specs=", "--load-pass-plugin="),
+            Option(Does.RUNS, starts=("-fplugin=", "-fpass-plugin=", "--plugin=", "-plugin=",
+                                      "-specs=", "--specs=", "--load-pass-plugin="),
                    words=("-load", "-plugin", "--plugin", "-specs", "--specs")))
 """A C compiler's, assembler's or linker's ``-o FILE`` / ``-oFILE`` / ``--output[=]FILE`` (the
 letters before ``o`` that take the rest of the word end the cluster: ``-fno-omit…`` is
 ``-f``'s), and the files it writes beside it (:data:`_SIDE_FILES`); a library or spec file
 it loads, whose code runs in the compiler or linker (gcc's ``-fplugin=x.so``, clang's
 ``-Xclang -load -Xclang x.so`` and ``-fpass-plugin=x.so``, the linker's ``-plugin x.so`` /
-``--plugin=x.so``, a ``-specs=F`` file, whose ``%(…)`` rules may run programs); the
+``--plugin=x.so`` / ``-plugin=x.so`` (``-Wl,-plugin=x.so``), a ``-specs=F`` file, whose
+``%(…)`` rules may run programs); the
 linker's options a compiler passes on (``-Wl,-o,F``, ``-Xlinker -o -Xlinker F``) are read as
 words of their own (:func:`compiler_words`)."""
 
@@ -289,6 +296,11 @@ _WRITTEN_FILES = {
 }
 """Files and dirs a program writes as its rule lets it (:data:`JUDGED_OUTPUT`); ``git
 checkout-index --prefix=P`` writes ``P`` + each path."""
+_RUSTC = (Option(Does.RUNS, starts=_RUSTC_RUNS),)
+_FILTER_REPO = (Option(Does.RUNS, starts=tuple(f"--{kind}-callback" for kind in (
+    "blob", "commit", "filename", "message", "name", "email", "refname", "tag", "reset",
+    "file-info", "person"))),)
+"""``git filter-repo --blob-callback CODE``: Python code it runs on each blob, commit …"""
 _PIP = (Option(Does.OUTPUT, longs=("--log", "--log-file", "--local-log", "--cache-dir",
                                    "--report")),)
 """``pip … --log F`` appends its log to F, ``--cache-dir D`` writes there, ``--report F``."""
@@ -349,6 +361,7 @@ OPTIONS: dict[str, tuple[Option, ...]] = {
         "--test-reporter-destination",)),)),
     # a Lua script ncat runs (ssh-keygen's and openssl's libraries: _WRITTEN_FILES)
     "ncat": (Option(Does.RUNS, longs=("--lua-exec",)),),
+    "rustc": _RUSTC, "rustdoc": _RUSTC, "git filter-repo": _FILTER_REPO,
     # cmake's build, binary and install dirs (cmake -B build, --build build, --install build
     # --prefix P): written, judged as write targets; make install PREFIX=P's is not asked
     "cmake": (Option(Does.INTO, longs=("--build", "--install", "--prefix", "--install-prefix"),

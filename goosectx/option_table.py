@@ -23,6 +23,7 @@ import re
 from collections.abc import Iterator
 from typing import NamedTuple
 
+from goosectx.code_options import python_module
 from goosectx.option_programs import (
     CURL_VALUED,
     JUDGED_OUTPUT,
@@ -56,7 +57,7 @@ class Hit(NamedTuple):
     """Its value for a long option or whole word (``=V`` or the next word); else ``None``."""
 
 
-_PYTHON = re.compile(r"python[0-9.]*")
+_PYTHON = re.compile(r"(?:python|pypy)[0-9.]*")
 _NODE_RUNNERS = frozenset({"npx", "bunx", "yarn", "pnpm", "bun"})
 _NODE_TOOLS = frozenset({"eslint", "tsc", "prettier"})
 """``npx|bunx|yarn|pnpm|bun [run|exec|dlx|x] TOOL …`` runs the project's ``TOOL``."""
@@ -67,8 +68,8 @@ def table_name(name: str, args: list[str]) -> tuple[str, list[str]]:
 
     ``yarn eslint X`` (``npx``, ``pnpm exec`` …) is ``eslint X``.
     """
-    if _PYTHON.fullmatch(name) and args[:1] == ["-m"] and args[1:2] and args[1] in MODULES:
-        return args[1], args[2:]
+    if _PYTHON.fullmatch(name) and (module := python_module(args)) and module[0] in MODULES:
+        return module  # python3 -mvenv, -Im venv, -I -X dev -m venv: code_options' one reader
     if name in _NODE_RUNNERS:
         rest = args
         for word in ("-", ("run", "exec", "dlx", "x"), "-", ("--",)):  # yarn -s run -- tsc

@@ -33,6 +33,7 @@ import shlex
 import stat
 from pathlib import Path
 
+from goosectx.build_flags import flags_run
 from goosectx.option_table import KNOWN, TAR_VALUED, table_name
 from goosectx.shell_options import long_option, option_value, short_value, value_at
 
@@ -164,6 +165,8 @@ def make_settings(name: str, args: list[str]) -> str | None:
         if found[1] in _FLAGS and not all(_SAFE_FLAGS.fullmatch(f) for f in found[2].split()):
             return (f"{name} {found[1]}= gives make flags that may read a makefile or run text "
                     "the rules do not read")
+        if why := flags_run(found[1], found[2]):  # make CFLAGS=-fplugin=x.so: build_flags
+            return f"{name} {why}"
         if found[1] in MAKE_RUNNERS:
             return (f"{name} {found[1]}= changes how make runs its recipes, which the rules do "
                     "not read")

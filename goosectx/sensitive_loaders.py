@@ -26,19 +26,26 @@ import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+from goosectx.code_options import python_module
 from goosectx.sensitive import shown
 from goosectx.shell_runners import RUNNERS
 
 DOTENV = (".env",)
 _DIRENV = (".envrc", ".env")
-_DOTENV_PROGRAMS = frozenset({"dotenv", "dotenv-cli", "dotenvx", "env-cmd", "dotenv-flow"})
+_DOTENV_PROGRAMS = frozenset({"dotenv", "dotenv-cli", "dotenvx", "env-cmd", "dotenv-flow",
+                              "godotenv", "shdotenv"})
 """Programs that run a command with ``.env`` loaded, or print it (python-dotenv's and npm's
-``dotenv``, ``dotenv-cli``, ``@dotenvx/dotenvx``, ``env-cmd``)."""
+``dotenv``, ``dotenv-cli``, ``@dotenvx/dotenvx``, ``env-cmd``, go's ``godotenv``,
+``shdotenv``)."""
 _PRELOADS = re.compile(r"(?:@dotenvx/)?dotenv(?:x|-expand|-flow)?/config(?:\.js)?")
 """A module node preloads that loads ``.env`` (``-r dotenv/config``, ``--import
 dotenv/config``)."""
-_PRELOAD_OPTIONS = ("-r", "--require", "--import", "--loader", "--experimental-loader")
-_NODES = frozenset({"node", "nodejs", "tsx", "ts-node", "esno", "esrun"})
+_PRELOAD_OPTIONS = ("-r", "--require", "--import", "--loader", "--experimental-loader",
+                    "--setupFiles", "--setupFilesAfterEnv", "--setup-files")
+_NODES = frozenset({"node", "nodejs", "tsx", "ts-node", "esno", "esrun", "mocha", "_mocha",
+                    "ts-mocha", "ava", "nodemon", "vitest", "jest"})
+"""node and the test runners and watchers that preload a module for it (``mocha -r
+dotenv/config``, ``nodemon -r``, ``vitest|jest --setupFiles dotenv/config``)."""
 _PYTHON = re.compile(r"python[\d.]*|pypy[\d.]*")
 _COMPOSE_PROGRAMS = frozenset({"docker", "podman", "nerdctl"})
 _QUIET = frozenset({"-h", "--help", "--version", "version", "help", "--revision"})
@@ -68,8 +75,8 @@ def loaded_files(words: list[str]) -> tuple[tuple[str, ...], bool, tuple[str, ..
     if name in _DOTENV_PROGRAMS:
         return DOTENV, False, (".",)
     if _PYTHON.fullmatch(name):
-        module = _module(args)  # python -m dotenv list: as dotenv's
-        return loaded_files(args[args.index(module):]) if module == "dotenv" else none
+        module, rest = python_module(args) or ("", [])  # python -mdotenv list: as dotenv's
+        return loaded_files(["dotenv", *rest]) if _dotenv_module(module) else none
     if name in _NODES:
         return (DOTENV, False, (".",)) if any(
             _PRELOADS.fullmatch(value) for value in _option_values(args, _PRELOAD_OPTIONS)
@@ -91,7 +98,12 @@ def loaded_files(words: list[str]) -> tuple[tuple[str, ...], bool, tuple[str, ..
 
 def _module(args: list[str]) -> str:
     """The module ``python -m MODULE`` runs (``""`` for none)."""
-    return next((args[k + 1] for k, a in enumerate(args[:-1]) if a == "-m"), "")
+    return (python_module(args) or ("", []))[0]
+
+
+def _dotenv_module(module: str) -> bool:
+    """``dotenv`` or one of its modules that runs its command line (``dotenv.cli``)."""
+    return module.split(".", 1)[0] == "dotenv"
 
 
 def _option_values(args: list[str], options: tuple[str, ...]) -> list[str]:

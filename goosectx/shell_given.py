@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from shlex import join
 
-from goosectx.code_options import PYTHON_MODULE
+from goosectx.code_options import python_module
 
 _SOCAT_RUNS = re.compile(r"(?i)(?:exec|system|shell):(.*)", re.DOTALL)
 """socat addresses whose parameter is a command it starts (``SHELL:`` since socat 1.8)."""
@@ -78,15 +78,8 @@ def given_lines(name: str, args: list[str]) -> list[str]:
 
 def _runner_module(args: list[str]) -> list[str]:
     """``python -m RUNNER ARGS`` read as ``RUNNER ARGS`` (:data:`_RUNNER_MODULES`), or none."""
-    for i, word in enumerate(args):
-        found = PYTHON_MODULE.fullmatch(word)
-        if found is not None:
-            module, rest = (found[1], args[i + 1:]) if found[1] else (
-                (args[i + 1], args[i + 2:]) if i + 1 < len(args) else ("", []))
-            return [join([module, *rest])] if module in _RUNNER_MODULES else []
-        if not word.startswith("-") or word == "-":
-            return []  # the script
-    return []
+    module, rest = python_module(args) or ("", [])
+    return [join([module, *rest])] if module in _RUNNER_MODULES else []
 
 
 def socat_files(args: list[str]) -> list[str]:

@@ -2,16 +2,20 @@
 
 docs/architecture.md §4, clause 2 of the one approval decision: the checks
 :func:`goosectx.shell_command.command_forms` asks of each program it reads, in order — a
-builtin's or a program's hidden commands, a language's inline code, a write by a program
+builtin's or a program's hidden commands, a language's inline code, a protected path that
+inline code names (:mod:`goosectx.inline_writes`) or an archive holds
+(:mod:`goosectx.archive_members`), a write by a program
 goosectx does not model, the files a diff names, a build file in another dir. What the
 command text shows, not a sandbox. Core module: no printing.
 """
 
 from __future__ import annotations
 
+from goosectx.archive_members import archive_writes
 from goosectx.diff_targets import diff_writes
 from goosectx.git_config_writes import writes_git_config
 from goosectx.git_environment import git_environment
+from goosectx.inline_writes import inline_writes
 from goosectx.protected_paths import Where, build_elsewhere
 from goosectx.shell_builtins import hidden_commands
 from goosectx.shell_languages import language_commands
@@ -35,7 +39,8 @@ def hidden_reason(name: str, words: list[Word], *, fed: bool, where: Where | Non
     return hidden_commands(name, args, fed) or stdin_shell(name, args) or (
         stdin_commands(words) if remote else None) or hidden_program(  # ssh h 'ssh o' < x
         name, args, fed, where, remote) or (None if remote else (  # cd .git && tee HEAD
-            line_writes(name, args, where, line) or git_environment(name, args, where, line))) or (
+            line_writes(name, args, where, line) or git_environment(name, args, where, line) or (
+            inline_writes(name, args, where) or archive_writes(name, args, where)))) or (
         language_commands(name, words[1:], fed)) or (  # gdb -ex 'shell …', sqlite3 …
         None if remote else unmodelled_write(name, args[:local_count(  # pdsh -w h rm /x
             [name, *args]) - 1], where, line)) or (  # cmake -E x .git

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import re
 
+from goosectx.build_flags import assignment_runs
 from goosectx.option_values import node_variable
 from goosectx.shell_builtins import reads_stdin
 from goosectx.shell_databases import COMPUTED, DATABASES, database_commands
@@ -236,8 +237,8 @@ def sets_startup_command(value: str) -> str | None:
     """
     if (why := config_variable(value) or apt_config_variable(value)) is not None:
         return why  # GIT_CONFIG_GLOBAL=/tmp/c git log, APT_CONFIG=/tmp/c apt-get update
-    if why := node_variable(value):  # NODE_OPTIONS=--require=./x.js: option_values
-        return why
+    if why := node_variable(value) or assignment_runs(value):  # NODE_OPTIONS=--require=x.js,
+        return why  # CFLAGS=-fplugin=x.so, RUSTFLAGS='-C linker=P': build_flags
     found = _STARTUP.match(value)
     if found is None:
         return None

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 
-from goosectx.code_options import PYTHON_MODULE
+from goosectx.code_options import python_module
 
 _GROUPS: dict[str, tuple[tuple[str, ...], ...]] = {
     "npm": (
@@ -49,8 +49,6 @@ _MANAGED = {("container", "ls"): "ps", ("image", "rm"): "rmi", ("image", "ls"): 
 _TOP_LEVEL = {short: list(long) for long, short in _MANAGED.items()}
 _DOCKERS = frozenset({"docker", "podman", "nerdctl"})
 _PYTHON = re.compile(r"python(?:3(?:\.\d+)?)?")
-_PYTHON_VALUED = frozenset({"-X", "-W", "--check-hash-based-pycs"})
-"""python's options that take the next word as their value (``python -X utf8 -m pip``)."""
 _SUBTREE_VALUED = frozenset({"-P", "--prefix", "-m", "--message", "-b", "--branch", "--onto"})
 """git subtree's options that take the next word as their value (``git subtree -P lib push``)."""
 _DESTROY = frozenset({"-destroy", "--destroy", "-destroy=true", "--destroy=true"})
@@ -68,19 +66,9 @@ def _after_options(words: list[str], valued: frozenset[str]) -> int:
 def _python_module(words: list[str]) -> tuple[str, list[str]] | None:
     """``python -I -m pip install x`` / ``python3 -mpip install x`` → ``("pip", [install, x])``.
 
-    A cluster ending in ``m`` is read as :data:`goosectx.code_options.PYTHON_MODULE` reads it
-    for the runner checks (``-Im pip``).
+    :func:`goosectx.code_options.python_module`, the one reader of python's options.
     """
-    k = 1
-    while k < len(words) and words[k].startswith("-") and words[k] != "-":
-        if found := PYTHON_MODULE.fullmatch(words[k]):  # -m pip, -mpip, -Im pip
-            if found[1]:
-                return found[1], words[k + 1:]
-            return (words[k + 1], words[k + 2:]) if k + 1 < len(words) else None
-        if words[k] in {"-c", "--"} or words[k].startswith("-c"):
-            return None  # -c CODE: no module runs
-        k += 2 if words[k] in _PYTHON_VALUED else 1
-    return None
+    return python_module(words[1:])
 
 
 def _program_forms(words: list[str]) -> list[list[str]]:

@@ -21,13 +21,13 @@ _ALWAYS = frozenset({"unrar", "unar", "cabextract", "aunpack", "lha", "unarj", "
                      "rpm2cpio", "bsdunzip", "unsquashfs"})
 """Unpackers whose every use writes the archive's files."""
 _TAR = frozenset({"tar", "gtar", "bsdtar"})
-_TAR_EXTRACT = ("--ext", "--extr", "--extra", "--extrac", "--extract", "--get")
+TAR_EXTRACT = ("--ext", "--extr", "--extra", "--extrac", "--extract", "--get")
 """GNU tar's ``--extract`` and the shortenings it takes (``--ex`` is also ``--exclude``)."""
 _LETTER_MODE = {"ar": "x", "jar": "x", "cpio": "i", "bsdcpio": "i", "pax": "r"}
 """Unpackers whose mode is a letter of their first word or an option cluster (``ar x``,
 ``jar -xf``, ``cpio -idv``, ``pax -r``)."""
-_SEVEN_Z = frozenset({"7z", "7za", "7zz", "7zr"})
-_UNZIP_READS = ("-l", "-t", "-v", "-Z", "-p", "-c", "-z", "-hh")
+SEVEN_Z = frozenset({"7z", "7za", "7zz", "7zr"})
+UNZIP_READS = ("-l", "-t", "-v", "-Z", "-p", "-c", "-z", "-hh")
 """``unzip``'s listing, testing and printing modes: no file written."""
 _DPKG_DEB_WRITES = ("-x", "-X", "-R", "--extract", "--vextract", "--raw-extract")
 _GIT_TREE = frozenset({"checkout", "switch", "restore", "stash", "pull", "merge", "rebase",
@@ -55,9 +55,9 @@ def writes_unnamed(words: list[str]) -> str | None:
     """
     for k, word in enumerate(words):
         name, rest = word.rsplit("/", 1)[-1], words[k + 1:]
-        if name in _ALWAYS or name == "unzip" and not any(w in _UNZIP_READS for w in rest) or (
-                name in _SEVEN_Z and rest[:1] in (["x"], ["e"])) or name in _TAR and _mode(
-                rest, "x", _TAR_EXTRACT) or name in _LETTER_MODE and _mode(
+        if name in _ALWAYS or name == "unzip" and not any(w in UNZIP_READS for w in rest) or (
+                name in SEVEN_Z and rest[:1] in (["x"], ["e"])) or name in _TAR and _mode(
+                rest, "x", TAR_EXTRACT) or name in _LETTER_MODE and _mode(
                 rest, _LETTER_MODE[name], ("--extract",)) or name == "dpkg-deb" and any(
                 w in _DPKG_DEB_WRITES for w in rest) or name == "git" and _git_tree(rest):
             return name
@@ -152,7 +152,7 @@ def may_write(words: list[str]) -> bool:
             w[:1] == "-" or i == 0) else w in _TAR_LONG or w[:1] != "-"
             for i, w in enumerate(rest))
     if name == "unzip":
-        return not any(w in _UNZIP_READS for w in rest)
+        return not any(w in UNZIP_READS for w in rest)
     if name in _DECOMPRESSORS:
         return any(w[:1] == "-" and w not in _PLAIN_UNPACK or re.search(r"[$`*?\[{]", w)
                    for w in rest)

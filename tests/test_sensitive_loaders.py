@@ -24,6 +24,11 @@ ALLOW_ALL = PermissionRules(allow=("shell(*)",))
 LOADERS = [
     "python -m dotenv list",
     "python3 -X dev -m dotenv get API_KEY",
+    "python -mdotenv run printenv API_KEY",
+    "python3 -Im dotenv list",
+    "python3 -I -E -m dotenv list",
+    "python3 -m dotenv.cli run env",
+    "uv run python -mdotenv run env",
     "dotenv run -- python app.py",
     "dotenv -- node app.js",
     "dotenv -v DEBUG=1 -- node app.js",
@@ -45,6 +50,11 @@ LOADERS = [
     "direnv export bash",
     "python -c 'from dotenv import load_dotenv; load_dotenv(); import os; print(os.environ)'",
     """node -e "require('dotenv').config(); console.log(process.env)\"""",
+    # round 31 (test31c): these ran under shell(*)
+    """node -e "process.loadEnvFile(); console.log(process.env)\"""",
+    "mocha -r dotenv/config test.js", "ava -r dotenv/config", "nodemon -r dotenv/config app.js",
+    "vitest --setupFiles dotenv/config", "jest --setupFiles dotenv/config",
+    "npx jest --setupFiles=dotenv/config", "godotenv env", "shdotenv env",
 ]
 """Commands that read ``.env`` without naming it."""
 
@@ -54,6 +64,12 @@ NAMED = [
     """perl -e 'open F, ".e" . "nv"; print <F>'""",
     """lua -e 'print(io.open(".e" .. "nv"):read("a"))'""",
     """node -e "console.log(require('fs').readFileSync('.e' + 'nv', 'utf8'))\"""",
+    """python -c "print(open('\\x2eenv').read())\"""",
+    """python3 -c "print(open('\\56env').read())\"""",
+    """perl -e 'open F, ".\\x65nv"; print <F>'""",
+    """perl -e 'open F, ".\\x{65}nv"; print <F>'""",
+    """node -e "console.log(require('fs').readFileSync('\\x2eenv', 'utf8'))\"""",
+    """node -e "console.log(require('fs').readFileSync('\\u002eenv', 'utf8'))\"""",
     "node --env-file=.env app.js",
     "uv run --env-file .env python app.py",
     "docker run --env-file .env img",
@@ -72,6 +88,8 @@ EVERYDAY = [
     "bun run app.js", "bun test", "bunx vitest", "pipenv run python app.py", "pipenv shell",
     "docker compose up", "docker-compose run web", "podman compose up", "flask run",
     "python -m flask routes", "uv run flask run",
+    "mocha test.js", "jest", "vitest run", "nodemon app.js", "mocha -r ts-node/register x.ts",
+    """python -c "print('a\\x2eb')\"""",
 ]
 """Commands that read no ``.env`` though the project holds one."""
 
