@@ -143,9 +143,12 @@ def env_loads(words: list[str], dirs: tuple[Path, ...], judge: Callable[[Path], 
 
 def code_loads(dirs: tuple[Path, ...], judge: Callable[[Path], str | None],
                working_dir: Path, name: str) -> Iterator[tuple[str, str]]:
-    """The ``.env`` inline code naming dotenv loads (``load_dotenv()``), found from ``dirs`` up."""
+    """The ``.env`` inline code loading one loads, found from ``dirs`` up.
+
+    ``load_dotenv()``, node's ``process.loadEnvFile()``.
+    """
     yield from _found(DOTENV, True, list(dirs), judge, working_dir,
-                      f"{name}'s inline code loads it with dotenv")
+                      f"{name}'s inline code loads it")
 
 
 def _found(files: tuple[str, ...], upward: bool, places: list[Path],

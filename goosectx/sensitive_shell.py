@@ -142,7 +142,7 @@ def sensitive_words(command: str, working_dir: Path, *, data_dir: Path | None = 
             yield line, f"{line} ({pre} runs a program on each file it searches: {ANY_MAY_BE}"
         known = tuple(d for d in dirs if isinstance(d, Path))
         yield from code_reads([w.value for w in program], known, judge, command, working_dir)
-        yield from env_loads([w.value for w in program], known, judge, working_dir)  # bun test
+        yield from env_loads([w.value for w in program], known, judge, working_dir)  # dotenv run
         if (why := hidden_names(program, dirs[0] if plain and len(dirs) == 1 and isinstance(
                 dirs[0], Path) else None)) is not None:  # git diff -- '*.yml': its index
             line = " ".join(w.value for w in program)

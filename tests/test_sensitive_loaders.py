@@ -150,7 +150,7 @@ def test_dotenv_in_inline_code_finds_the_env_above(project: Path) -> None:
     verdict = shell_verdict(ALLOW_ALL, "cd src && python -c 'import dotenv; dotenv.load_dotenv()'",
                             "smart_approve", working_dir=project)
     assert verdict.action == "ask", verdict.reason
-    assert ".env (python's inline code loads it with dotenv)" in verdict.reason  # src/../.env
+    assert ".env (python's inline code loads it)" in verdict.reason  # src/../.env
 
 
 def test_an_allow_rule_naming_the_file_covers_it(project: Path) -> None:
