@@ -101,6 +101,30 @@ def chdir_where(name: str, args: list[str], where: Where | None) -> Where | None
     return Where(where.root, chdir_dirs(name, args, where.dirs))
 
 
+def copies_as_links(args: list[str]) -> bool:
+    """True when ``cp ARGS`` makes links rather than copies (``-l``, ``-s``, ``-al``, ``--link``).
+
+    A hard link shares the file (``cp -al .git g``: a write to ``g/config`` is one to
+    ``.git/config``), a symbolic one leads there: judged as ``ln`` is, its sources linked to.
+    """
+    i = 0
+    while i < len(args):
+        word = args[i]
+        if word == "--":
+            return False
+        if word[:2] == "--":
+            if long_option(word, "--link") or long_option(word, "--symbolic-link"):
+                return True
+        elif word[:1] == "-" and len(word) > 1:
+            short = short_value(args, i, "St")  # -S SUFFIX, -t DIR take a value
+            if "l" in short.flags or "s" in short.flags:
+                return True
+            i = short.next
+            continue
+        i += 1
+    return False
+
+
 def protected_write(who: str, path: str, where: Where | None, verb: str = "writes",
                     tops: tuple[Path, ...] | None = None, cache: bool = False) -> str | None:
     """Why ``who`` writing ``path`` may change what a later command runs, or ``None``.

@@ -9,11 +9,11 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from rules_support import DENY_RM, shell_verdict
 
 from goosectx.approval import ApprovalContext, ApprovalVerdict, decide
 from goosectx.config_values import ApprovalMode
 from goosectx.permissions import PermissionRules
-from tests.rules_support import DENY_RM, shell_verdict
 
 EDITS = ("write", "create", "str_replace", "insert", "undo_edit")
 PROTECTED = (".git/config", ".git/hooks/pre-commit", ".venv/bin/activate",
