@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from goosectx.glob_words import pattern_paths
+from goosectx.own_files import own_write
 from goosectx.sensitive import expand_user, inside, resolve
 from goosectx.shell_dirs import Dir, Unknown, Walked, chdir_dirs, command_dirs, expanded
 from goosectx.shell_options import long_option, short_value, value_at
@@ -153,7 +154,8 @@ def protected_write(who: str, path: str, where: Where | None, verb: str = "write
     if isinstance(candidates, str):  # tee .gi[t]/*: what it names is not known here
         return f"{who} {verb} {path}, whose names are not known here ({candidates})"
     for target, root in candidates:
-        why = _judged(f"{who} {verb}", target, root, tops, cache=cache)
+        why = _judged(f"{who} {verb}", target, root, tops, cache=cache) or own_write(
+            f"{who} {verb}", target)  # echo … > ~/.config/goosectx/config.toml
         if why is None and target.is_absolute() and root is not None:
             real = resolve(target)  # ln -s .git/hooks h; tee h/pre-commit
             why = _judged(f"{who} {verb}", real, resolve(root), tops,
