@@ -31,6 +31,12 @@ def editor_command(command: object) -> str:
     return TEXT_EDITOR_SAME.get(word, word)
 
 
+def editor_spec(spec: str) -> str:
+    """A rule's ``COMMAND:PATH`` matched: ``*:PATH`` for a PATH alone, ``create`` as ``write``."""
+    command, colon, path = spec.partition(":")
+    return f"{editor_command(command)}:{path}" if colon else "*:" + spec
+
+
 def editor_subjects(arguments: Mapping[str, Any], working_dir: Path) -> list[CommandForms]:
     """``COMMAND:PATH`` for each file the call reaches (:func:`~goosectx.sensitive.rule_paths`).
 

@@ -41,7 +41,7 @@ from pathlib import Path
 from typing import Any
 
 from goosectx.deny_backstop import backstop
-from goosectx.editor_rules import editor_checks, editor_protected, editor_subjects
+from goosectx.editor_rules import editor_checks, editor_protected, editor_spec, editor_subjects
 from goosectx.permission_rules import (
     BUILTIN_TOOLS,
     PermissionRules,
@@ -191,8 +191,8 @@ def _spec_matches(tool_name: str, spec: str, subject: str) -> bool:
     ``shell(ls*)`` and ``shell(ls *)`` both mean "``ls`` with any arguments or none": they
     match ``ls`` and ``ls -la`` but not ``lsblk``.
     """
-    if tool_name == "text_editor" and ":" not in spec:
-        spec = "*:" + spec
+    if tool_name == "text_editor":
+        spec = editor_spec(spec)  # src/** is *:src/**, create:x is write:x
     if tool_name == "shell" and _TRAILING_STAR.search(spec) and not spec.endswith("\\*"):
         head = spec[:-1].rstrip(" ")
         return fnmatchcase(subject, head) or fnmatchcase(subject, head + " *")

@@ -84,3 +84,31 @@ def test_a_write_allow_rule_covers_create(repo: Path) -> None:
     rules = PermissionRules(allow=("text_editor(write:src/**)",))
     assert edit(repo, "create", "src/b.py", rules, "smart_approve").action == "run"
     assert edit(repo, "create", "docs/b.md", rules, "smart_approve").action == "ask"
+
+
+@pytest.mark.parametrize("rule", ["text_editor(foo:src/**)", "text_editor(wirte:src/**)",
+                                  "text_editor(write:)", "text_editor(C:/x)"])
+def test_an_editor_rule_that_guards_nothing_is_a_one_line_configuration_error(
+        rule: str, capsys: pytest.CaptureFixture[str]) -> None:
+    from cli_support import run_cli
+
+    code, _out, err = run_cli(capsys, "run", "-t", "x", "--deny", rule)
+    assert code == 2 and len(err.strip().splitlines()) == 1, err
+    assert ("names no text_editor command" in err and "write, " in err) or (
+        "empty path" in err and "text_editor(write:*)" in err), err
+
+
+@pytest.mark.parametrize("rule", ["text_editor(write:src/**)", "text_editor(create:src/**)",
+                                  "text_editor(*:src/**)", "text_editor([sw]*:src/**)",
+                                  "text_editor(*:a:b.txt)"])
+def test_an_editor_rule_naming_a_command_or_a_wildcard_is_accepted(rule: str) -> None:
+    from goosectx.permission_rules import parse_rule
+
+    assert parse_rule(rule)[1] == rule[12:-1]
+
+
+def test_a_create_rule_holds_for_write_too(repo: Path) -> None:
+    rules = PermissionRules(deny=("text_editor(create:src/**)",))
+    assert edit(repo, "write", "src/a.py", rules).action == "deny"
+    assert edit(repo, "create", "src/b.py", rules).action == "deny"
+    assert edit(repo, "str_replace", "src/a.py", rules).action == "run"
