@@ -28,6 +28,7 @@ from goosectx.prompts import find_repo_root
 from goosectx.protected_paths import Where, protected_write
 from goosectx.sensitive import expand_user
 from goosectx.shell_dirs import Unknown
+from goosectx.shell_git import git_subcommand
 from goosectx.shell_lexer import lex, unexpanded
 from goosectx.shell_words import Part, Word
 from goosectx.tree_writers import READERS, may_write, unpacked_name, writes_unnamed
@@ -141,6 +142,7 @@ def diff_writes(name: str, args: list[str], where: Where | None, fed: bool,
     how = applied(name, args)
     if how is None or how.output:
         return None
+    where = git_moved(args, where) if name == "git" else where  # git -C sub apply y.diff
     for original in how.written:  # patch .git/config fix.diff
         if why := protected_write(name, original, where):
             return why
@@ -159,6 +161,26 @@ def diff_writes(name: str, args: list[str], where: Where | None, fed: bool,
                 "($, $( ), backticks), which cannot be read here: the files it writes are not "
                 "known")
     return judge_names(name, diff_names(line), how, where, "in the line")
+
+
+def git_moved(args: list[str], where: Where | None) -> Where | None:
+    """``where`` as git's ``-C DIR`` options move it: each from the one before (``-C a -C b``).
+
+    git reads the diff file and writes the files it names there: ``git -C sub apply y.diff``
+    applies ``sub/y.diff``. A dir bash makes at run time (``-C "$X"``) is not known here.
+    """
+    if where is None:
+        return None
+    at, dirs, i = git_subcommand(args), where.dirs, 0
+    while i < at:
+        value = args[i + 1] if args[i] == "-C" and i + 1 < at else None
+        if value and re.search(r"[$`]", value):
+            dirs = (Unknown(f"git -C {value}"),)
+        elif value:
+            dirs = tuple(base if isinstance(base, Unknown) else Path(os.path.normpath(
+                base / expand_user(value))) for base in dirs)
+        i += 2 if value is not None else 1
+    return Where(where.root, dirs)
 
 
 def diff_file_writes(name: str, how: Applied, file: str, where: Where | None,
