@@ -59,6 +59,7 @@ from goosectx.permissions import (
     names_path,
     shell_checks,
 )
+from goosectx.protected_hooks import read_once
 from goosectx.protected_paths import moves
 from goosectx.read_target import judge
 from goosectx.sensitive import (
@@ -344,7 +345,7 @@ def decide(ctx: ApprovalContext) -> ApprovalVerdict:
     ctx = replace(ctx, write_target=hidden_target(ctx.tool_name, ctx.arguments,
                                                   ctx.working_dir), read_target=judged,
                   matched=[])  # a fresh reading: a caller may reuse ctx with other rules
-    with deciding(ctx.config_file, ctx.data_dir):  # its own config is a protected write
+    with deciding(ctx.config_file, ctx.data_dir), read_once():  # its config, core.hooksPath
         for clause in CLAUSES:
             verdict = clause(ctx)
             if verdict is not None:

@@ -32,6 +32,7 @@ from pathlib import Path
 
 from goosectx.glob_words import pattern_paths
 from goosectx.own_files import own_write
+from goosectx.protected_hooks import hooks_write
 from goosectx.sensitive import expand_user, inside, resolve
 from goosectx.shell_dirs import Dir, Unknown, Walked, chdir_dirs, command_dirs, expanded
 from goosectx.shell_options import long_option, short_value, value_at
@@ -155,7 +156,8 @@ def protected_write(who: str, path: str, where: Where | None, verb: str = "write
         return f"{who} {verb} {path}, whose names are not known here ({candidates})"
     for target, root in candidates:
         why = _judged(f"{who} {verb}", target, root, tops, cache=cache) or own_write(
-            f"{who} {verb}", target)  # echo … > ~/.config/goosectx/config.toml
+            f"{who} {verb}", target) or hooks_write(  # > ~/.config/goosectx/config.toml
+            f"{who} {verb}", target, root)  # core.hooksPath=.githooks: > .githooks/pre-commit
         if why is None and target.is_absolute() and root is not None:
             real = resolve(target)  # ln -s .git/hooks h; tee h/pre-commit
             why = _judged(f"{who} {verb}", real, resolve(root), tops,
