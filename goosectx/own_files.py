@@ -6,8 +6,9 @@ config (``echo … > ~/.config/goosectx/config.toml``) may delete the user's den
 an allow rule for every later session; one writing into its data dir may rewrite a stored
 session (``sessions.db``) or the log. Both are judged as a write of a git hook is. The files
 are the ones this process uses (:func:`deciding`, set by :func:`goosectx.approval.decide`
-from the settings) and the defaults (``$GOOSECTX_CONFIG``, the platform's config file,
-``$GOOSECTX_HOME``, the platform's data dir), as written and resolved.
+from the settings) and the defaults (``$GOOSECTX_CONFIG``, the platform's config dir for
+goosectx — ``config.toml`` and the user's ``commands/`` —, ``$GOOSECTX_HOME``, the platform's
+data dir), as written and resolved.
 
 Core module: no printing.
 """
@@ -43,10 +44,13 @@ def own_write(done: str, target: Path) -> str | None:
     if not target.is_absolute():
         return None
     given_files, given_dirs = _GIVEN.get()
-    files, dirs = _defaults(*(os.environ.get(k, "") for k in _VARIABLES))
+    files, dirs, config_dirs = _defaults(*(os.environ.get(k, "") for k in _VARIABLES))
     if target in (*given_files, *files):
         return (f"{done} {target}: goosectx's config, whose permission rules and settings "
                 "every later session reads")
+    if any(inside(target, d) for d in config_dirs):
+        return (f"{done} {target} in goosectx's config dir, whose config and commands every "
+                "later session reads")
     if any(inside(target, d) for d in (*given_dirs, *dirs)):
         return (f"{done} {target} in goosectx's data dir, which holds its sessions and "
                 "log")
@@ -56,21 +60,26 @@ def own_write(done: str, target: Path) -> str | None:
 _VARIABLES = ("GOOSECTX_CONFIG", "GOOSECTX_HOME", "HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME")
 
 
+Found = tuple[Path, ...]
+
+
 @lru_cache(maxsize=8)
-def _defaults(config: str, home: str, *_where: str) -> tuple[tuple[Path, ...], tuple[Path, ...]]:
+def _defaults(config: str, home: str, *_where: str) -> tuple[Found, Found, Found]:
     """The default config files and data dirs, given these variables' values.
 
     ``_where``: the values the platform dirs depend on (``HOME``, ``XDG_*``), for the cache.
     """
     import platformdirs
 
-    files = [Path(platformdirs.user_config_dir("goosectx")) / "config.toml"]
+    config_dir = Path(platformdirs.user_config_dir("goosectx"))  # config.toml, commands/
+    files = [config_dir / "config.toml"]
     dirs = [Path(platformdirs.user_data_dir("goosectx"))]
     if config.strip():
         files.append(Path(config).expanduser())
     if home.strip():
         dirs.append(Path(home).expanduser())
-    return (tuple(f for p in files for f in _forms(p)), tuple(d for p in dirs for d in _forms(p)))
+    return (tuple(f for p in files for f in _forms(p)), tuple(d for p in dirs for d in _forms(p)),
+            _forms(config_dir))
 
 
 def _forms(path: Path | None) -> tuple[Path, ...]:

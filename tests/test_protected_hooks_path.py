@@ -18,14 +18,17 @@ from goosectx.approval import ApprovalContext, decide
 
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
-    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    (tmp_path / ".git" / "hooks").mkdir(parents=True)
+    (tmp_path / ".git" / "config").write_text("[core]\n\tbare = false\n")
     (tmp_path / ".githooks").mkdir()
     (tmp_path / "src").mkdir()
     return tmp_path
 
 
 def hooks_path(repo: Path, value: str) -> None:
-    subprocess.run(["git", "-C", str(repo), "config", "core.hooksPath", value], check=True)
+    """``git config core.hooksPath VALUE`` (the file git writes; git itself in one test)."""
+    config = repo / ".git" / "config"
+    config.write_text(f"[core]\n\tbare = false\n\thooksPath = {value}\n")
 
 
 @pytest.mark.parametrize("value", [".githooks", "./.githooks/", '".githooks" # husky', "{repo}/.githooks"])
@@ -33,11 +36,7 @@ def hooks_path(repo: Path, value: str) -> None:
                                      "cp run.sh .githooks/pre-push", "cd src && tee ../.githooks/x"])
 def test_a_write_into_the_configured_hooks_dir_asks(repo: Path, value: str,
                                                      command: str) -> None:
-    if value.startswith('"'):  # written by hand: git config would quote the comment
-        with open(repo / ".git" / "config", "a") as f:
-            f.write(f"[core]\n\thooksPath = {value}\n")
-    else:
-        hooks_path(repo, value.format(repo=repo))
+    hooks_path(repo, value.format(repo=repo))
     verdict = shell_verdict(DENY_RM, command, working_dir=repo)
     assert verdict.action == "ask", verdict.reason
     assert "core.hooksPath" in verdict.reason
@@ -67,3 +66,11 @@ def test_a_hooks_path_of_the_project_itself_protects_only_hook_names(repo: Path)
     assert shell_verdict(DENY_RM, "echo x > pre-commit", working_dir=repo).action == "ask"
     assert shell_verdict(DENY_RM, "echo x > src/a.py", working_dir=repo).action == "run"
     assert shell_verdict(DENY_RM, "echo x > notes.md", working_dir=repo).action == "run"
+
+
+def test_the_value_git_config_writes_is_read(tmp_path: Path) -> None:
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    subprocess.run(["git", "-C", str(tmp_path), "config", "core.hooksPath", "my hooks"],
+                   check=True)
+    verdict = shell_verdict(DENY_RM, "echo x > 'my hooks/pre-commit'", working_dir=tmp_path)
+    assert verdict.action == "ask" and "core.hooksPath" in verdict.reason, verdict.reason

@@ -63,3 +63,9 @@ def test_other_files_and_reads_of_the_config_still_run(
     assert call(work, "text_editor", {"command": "write", "path": "config.toml"}).action == "run"
     assert call(work, "shell", {"command": f"echo x > {isolated_env['root']}/other.toml"}
                 ).action == "run"
+
+
+def test_the_platform_config_dir_is_protected_whole(work: Path) -> None:
+    commands = user_config_path().parent / "commands" / "deploy.md"
+    verdict = call(work, "shell", {"command": f"echo 'rm -rf src' > {commands}"})
+    assert verdict.action == "ask" and "goosectx's config dir" in verdict.reason, verdict.reason
