@@ -184,14 +184,16 @@ def git_moved(args: list[str], where: Where | None) -> Where | None:
 
 
 def diff_file_writes(name: str, how: Applied, file: str, where: Where | None,
-                     line: str = "") -> str | None:
+                     line: str = "", names_at: Where | None = None) -> str | None:
     """Why applying the diff ``file`` (read in each dir of ``where``) asks, or ``None``.
 
     ``line``: the command line, whose other commands may write ``file`` first
-    (:func:`written_first`).
+    (:func:`written_first`); ``names_at``: where the diff's names are taken, when not in
+    ``where`` (``git -C .git apply < x.diff``: git's dir).
     """
     if where is None:
         return None
+    at = where if names_at is None else names_at
     unread = f"{name} applies the diff {file}, which cannot be read here"
     written = expand_user(file)
     if re.search(r"[$`*?\[]", file) or file.startswith(("/dev/", "/proc/")):
@@ -201,7 +203,7 @@ def diff_file_writes(name: str, how: Applied, file: str, where: Where | None,
     if writer:
         return (f"{unread} as it will be: `{writer}` before it in the line may write it, so "
                 "the files it writes are not known")
-    if from_line and (why := judge_names(name, diff_names(line), how, where, "in the line")):
+    if from_line and (why := judge_names(name, diff_names(line), how, at, "in the line")):
         return why
     for base in (where.root,) if written.is_absolute() else where.dirs:
         if isinstance(base, Unknown):
@@ -216,7 +218,7 @@ def diff_file_writes(name: str, how: Applied, file: str, where: Where | None,
         if text is None:
             return f"{unread} (missing or past {MAX_DIFF_BYTES:,} bytes): the files it " \
                    "writes are not known"
-        if why := judge_names(name, diff_names(text), how, where, file):
+        if why := judge_names(name, diff_names(text), how, at, file):
             return why
     return None
 
@@ -240,13 +242,20 @@ def redirected_diff(program: list[str], file: str, where: Where | None,
     fewer).
     """
     group = not program or program[-1] in _CLOSERS
-    readers = [how for part in _parts(line) for how in appliers([w.value for w in part.words])
-               ] if group else appliers(program)  # do patch -p1 < x, sudo patch -p1 < x
-    for name, how in readers:
-        if not (how.files or how.output) and (
-                why := diff_file_writes(name, how, file, where, line)):
-            return why
+    programs = [[w.value for w in part.words] for part in _parts(line)] if group else [program]
+    for words in programs:  # do patch -p1 < x, sudo patch -p1 < x, { git -C d apply; } < x
+        for name, how in appliers(words):
+            names_at = git_moved(_after_git(words), where) if name == "git" else None
+            if not (how.files or how.output) and (
+                    why := diff_file_writes(name, how, file, where, line, names_at)):
+                return why
     return None
+
+
+def _after_git(words: list[str]) -> list[str]:
+    """The words after the first ``git`` of ``words`` (``sudo git -C d apply``: ``-C d apply``)."""
+    at = next((k for k, w in enumerate(words) if w.rsplit("/", 1)[-1] == "git"), len(words))
+    return words[at + 1:]
 
 
 _CLOSERS = frozenset({"}", "done", "fi", "esac"})

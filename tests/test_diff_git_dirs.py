@@ -46,3 +46,14 @@ def test_a_harmless_diff_in_the_dir_git_reads_runs(repo: Path, command: str) -> 
 def test_a_dir_made_at_run_time_cannot_be_read(repo: Path) -> None:
     verdict = shell_verdict(DENY_RM, 'git -C "$X" apply y.diff', working_dir=repo)
     assert verdict.action == "ask" and "cannot be read here" in verdict.reason
+
+
+@pytest.mark.parametrize("command", ["git -C .git apply < hooks.diff",
+                                     "{ git -C .git apply; } < hooks.diff",
+                                     "sudo git -C .git apply < hooks.diff"])
+def test_a_diff_on_git_input_names_files_below_its_dir(repo: Path, command: str) -> None:
+    (repo / "hooks.diff").write_text(HOOK_DIFF.replace(".git/hooks", "hooks"))
+    verdict = shell_verdict(DENY_RM, command, working_dir=repo)
+    assert verdict.action == "ask", verdict.reason
+    assert ".git/hooks/pre-commit" in verdict.reason
+    assert shell_verdict(DENY_RM, "git -C sub apply < y.diff", working_dir=repo).action == "run"
