@@ -122,7 +122,7 @@ def writes_git_config(name: str, args: list[str], where: Where | None = None) ->
         into = any(hit.does is Does.INTO for hit in hits)
         paths = [] if into else operands[-1:]
         links = name == "ln" or name == "cp" and copies_as_links(args)  # cp -al .git g
-        removed = operands if name == "mv" else operands[:-1] if links else []
+        removed = operands if name == "mv" or links and into else operands[:-1] if links else []
         verb = "links a name to" if links else verb  # ln -s .git/hooks h; tee h/x
     elif name in ("truncate", "touch"):  # truncate -s0 .git/index, touch .git/hooks/x
         paths = [a for k, a in enumerate(args) if not a.startswith("-") and (

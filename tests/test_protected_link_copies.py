@@ -23,7 +23,7 @@ from goosectx.protected_paths import copies_as_links
     "cp -al .git g && echo '[alias] zz = !rm -rf src' >> g/config", "cp -l .git/config cfg",
     "cp -s $PWD/.git/config cfg", "cp -rs $PWD/.git g", "cp --link .git/config cfg",
     "cp --symbolic-link .git/hooks h", "cp -r --li .git g", "cp -fl .git/hooks/pre-commit x",
-    "cp -S .bak -l .git/config cfg",
+    "cp -S .bak -l .git/config cfg", "cp -l -t g .git/config",
 ])
 def test_a_cp_linking_a_protected_source_asks_as_ln_does(project: Path, command: str) -> None:
     assert shell_verdict(DENY, "ln .git/config cfg", working_dir=project).action == "ask"
@@ -48,3 +48,8 @@ def test_the_link_options_are_read_as_getopt_reads_them() -> None:
     assert not copies_as_links(["-S", "ls", "a", "b"])  # -S takes the suffix "ls"
     assert not copies_as_links(["-tl", "a"])  # -t takes "l" as its dir
     assert not copies_as_links(["--", "-l", "b"])
+
+
+def test_ln_into_a_dir_given_by_t_judges_every_source(project: Path) -> None:
+    assert shell_verdict(DENY, "ln -t g .git/config", working_dir=project).action == "ask"
+    assert shell_verdict(DENY, "ln -s -t bin ../tool", working_dir=project).action == "run"
