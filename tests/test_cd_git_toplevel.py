@@ -1,13 +1,13 @@
-"""``cd "$(git rev-parse --show-toplevel)"`` goes to the work tree's top, judged as that dir.
+"""``cd "$(git rev-parse --show-toplevel)"`` goes to the work tree's top, a dir the rules know.
 
-Before, under ``shell(git*)``, ``shell(cd*)``, ``shell(make*)`` in smart_approve, ``cd "$(git
-rev-parse --show-toplevel)" && make`` asked "$(…) may be outside the project" at the project's
-own top. From a subdir (the top above the project) or outside a repository it still asks.
+test29c: under ``--mode auto --deny 'shell(rm *)'`` an agent's everyday ``cd "$(git rev-parse
+--show-toplevel)" && make test`` asked "make runs the build file of a dir the line goes to at
+run time": the cd walk read every ``$(…)`` as unknown. The substitution is read as the nearest
+dir holding ``.git`` above where the part runs; anything else computed stays unknown.
 """
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -15,33 +15,43 @@ from rules_support import shell_verdict
 
 from goosectx.permissions import PermissionRules
 
-RULES = PermissionRules(allow=("shell(git*)", "shell(cd*)", "shell(make*)", "shell(cat*)"))
-LINES = ['cd "$(git rev-parse --show-toplevel)" && make',
-         "cd \"$(git rev-parse --show-toplevel)\" && make test",
-         'cd "$(git rev-parse --show-toplevel)" && cat README.md']
+DENY = PermissionRules(deny=("shell(rm *)", "shell(git push*)"))
 
 
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
-    subprocess.run(["git", "init", "-q", str(tmp_path / "repo")], check=True)
-    (tmp_path / "repo" / "sub").mkdir()
-    (tmp_path / "outside").mkdir()
-    return tmp_path / "repo"
+    root = tmp_path / "repo"
+    (root / ".git").mkdir(parents=True)
+    (root / "src").mkdir()
+    return root
 
 
-@pytest.mark.parametrize("line", LINES)
-def test_a_cd_to_the_project_top_runs(repo: Path, line: str) -> None:
-    verdict = shell_verdict(RULES, line, "smart_approve", working_dir=repo)
-    assert verdict.action == "run", verdict.reason
+@pytest.mark.parametrize("command", [
+    'cd "$(git rev-parse --show-toplevel)" && make test',
+    'cd src && cd "$(git rev-parse --show-toplevel)" && make',
+    'cd "`git rev-parse --show-toplevel`" && just test',
+])
+def test_cd_to_the_top_of_the_work_tree_then_build_runs(repo: Path, command: str) -> None:
+    verdict = shell_verdict(DENY, command, "auto", working_dir=repo)
+    assert verdict.action == "run", (command, verdict.reason)
 
 
-@pytest.mark.parametrize("line", LINES)
-def test_a_cd_to_a_top_above_the_project_or_none_asks(repo: Path, line: str) -> None:
-    for work in (repo / "sub", repo.parent / "outside"):
-        verdict = shell_verdict(RULES, line, "smart_approve", working_dir=work)
-        assert verdict.action == "ask", (work, verdict.reason)
+def test_the_top_is_where_the_git_dir_is_so_its_files_are_judged(repo: Path) -> None:
+    verdict = shell_verdict(DENY, 'cd "$(git rev-parse --show-toplevel)" && tee .git/config < x',
+                            "auto", working_dir=repo / "src")
+    assert verdict.action == "ask" and ".git/config" in verdict.reason, verdict.reason
 
 
-def test_a_sensitive_file_at_the_top_still_asks(repo: Path) -> None:
-    line = 'cd "$(git rev-parse --show-toplevel)" && cat .env'
-    assert shell_verdict(RULES, line, "smart_approve", working_dir=repo).action == "ask"
+@pytest.mark.parametrize("command", [
+    'cd "$(dirname "$0")" && make', 'cd "$(git rev-parse --show-toplevel)/sub" && make',
+    'GIT_WORK_TREE=/tmp cd "$(git rev-parse --show-toplevel)" && make',
+])
+def test_other_computed_dirs_still_ask(repo: Path, command: str) -> None:
+    verdict = shell_verdict(DENY, command, "auto", working_dir=repo)
+    assert verdict.action == "ask", (command, verdict.reason)
+
+
+def test_outside_a_work_tree_the_top_is_unknown(tmp_path: Path) -> None:
+    verdict = shell_verdict(DENY, 'cd "$(git rev-parse --show-toplevel)" && make', "auto",
+                            working_dir=tmp_path)
+    assert verdict.action == "ask", verdict.reason
