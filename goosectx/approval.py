@@ -50,6 +50,7 @@ from goosectx.approval_types import (
     ApprovalVerdict,
 )
 from goosectx.conversation import ToolRequest
+from goosectx.own_files import deciding
 from goosectx.permissions import (
     CANNOT_CHECK,
     PermissionRules,
@@ -58,6 +59,7 @@ from goosectx.permissions import (
     names_path,
     shell_checks,
 )
+from goosectx.protected_hooks import read_once
 from goosectx.protected_paths import moves
 from goosectx.read_target import judge
 from goosectx.sensitive import (
@@ -343,12 +345,13 @@ def decide(ctx: ApprovalContext) -> ApprovalVerdict:
     ctx = replace(ctx, write_target=hidden_target(ctx.tool_name, ctx.arguments,
                                                   ctx.working_dir), read_target=judged,
                   matched=[])  # a fresh reading: a caller may reuse ctx with other rules
-    for clause in CLAUSES:
-        verdict = clause(ctx)
-        if verdict is not None:
-            return replace(verdict, write_target=ctx.write_target, read_target=judged)
-    found = _matched(ctx) if (  # read once: _permission_rules may have read it
-        ctx.rules.allow or ctx.tool_name == "shell") else None  # grep x | sort: name `sort`
+    with deciding(ctx.config_file, ctx.data_dir), read_once():  # its config, core.hooksPath
+        for clause in CLAUSES:
+            verdict = clause(ctx)
+            if verdict is not None:
+                return replace(verdict, write_target=ctx.write_target, read_target=judged)
+        found = _matched(ctx) if (  # read once: _permission_rules may have read it
+            ctx.rules.allow or ctx.tool_name == "shell") else None  # grep x | sort: name `sort`
     why = None
     if found is not None and found.uncovered is not None:  # command cat .env: names .env
         if ctx.rules.allow:  # no allow rule: every part is uncovered, none to name

@@ -28,6 +28,7 @@ from goosectx.prompts import find_repo_root
 from goosectx.protected_paths import Where, protected_write
 from goosectx.sensitive import expand_user
 from goosectx.shell_dirs import Unknown
+from goosectx.shell_git import git_subcommand
 from goosectx.shell_lexer import lex, unexpanded
 from goosectx.shell_words import Part, Word
 from goosectx.tree_writers import READERS, may_write, unpacked_name, writes_unnamed
@@ -141,6 +142,7 @@ def diff_writes(name: str, args: list[str], where: Where | None, fed: bool,
     how = applied(name, args)
     if how is None or how.output:
         return None
+    where = git_moved(args, where) if name == "git" else where  # git -C sub apply y.diff
     for original in how.written:  # patch .git/config fix.diff
         if why := protected_write(name, original, where):
             return why
@@ -161,15 +163,37 @@ def diff_writes(name: str, args: list[str], where: Where | None, fed: bool,
     return judge_names(name, diff_names(line), how, where, "in the line")
 
 
-def diff_file_writes(name: str, how: Applied, file: str, where: Where | None,
-                     line: str = "") -> str | None:
-    """Why applying the diff ``file`` (read in each dir of ``where``) asks, or ``None``.
+def git_moved(args: list[str], where: Where | None) -> Where | None:
+    """``where`` as git's ``-C DIR`` options move it: each from the one before (``-C a -C b``).
 
-    ``line``: the command line, whose other commands may write ``file`` first
-    (:func:`written_first`).
+    git reads the diff file and writes the files it names there: ``git -C sub apply y.diff``
+    applies ``sub/y.diff``. A dir bash makes at run time (``-C "$X"``) is not known here.
     """
     if where is None:
         return None
+    at, dirs, i = git_subcommand(args), where.dirs, 0
+    while i < at:
+        value = args[i + 1] if args[i] == "-C" and i + 1 < at else None
+        if value and re.search(r"[$`]", value):
+            dirs = (Unknown(f"git -C {value}"),)
+        elif value:
+            dirs = tuple(base if isinstance(base, Unknown) else Path(os.path.normpath(
+                base / expand_user(value))) for base in dirs)
+        i += 2 if value is not None else 1
+    return Where(where.root, dirs)
+
+
+def diff_file_writes(name: str, how: Applied, file: str, where: Where | None,
+                     line: str = "", names_at: Where | None = None) -> str | None:
+    """Why applying the diff ``file`` (read in each dir of ``where``) asks, or ``None``.
+
+    ``line``: the command line, whose other commands may write ``file`` first
+    (:func:`written_first`); ``names_at``: where the diff's names are taken, when not in
+    ``where`` (``git -C .git apply < x.diff``: git's dir).
+    """
+    if where is None:
+        return None
+    at = where if names_at is None else names_at
     unread = f"{name} applies the diff {file}, which cannot be read here"
     written = expand_user(file)
     if re.search(r"[$`*?\[]", file) or file.startswith(("/dev/", "/proc/")):
@@ -179,7 +203,7 @@ def diff_file_writes(name: str, how: Applied, file: str, where: Where | None,
     if writer:
         return (f"{unread} as it will be: `{writer}` before it in the line may write it, so "
                 "the files it writes are not known")
-    if from_line and (why := judge_names(name, diff_names(line), how, where, "in the line")):
+    if from_line and (why := judge_names(name, diff_names(line), how, at, "in the line")):
         return why
     for base in (where.root,) if written.is_absolute() else where.dirs:
         if isinstance(base, Unknown):
@@ -194,7 +218,7 @@ def diff_file_writes(name: str, how: Applied, file: str, where: Where | None,
         if text is None:
             return f"{unread} (missing or past {MAX_DIFF_BYTES:,} bytes): the files it " \
                    "writes are not known"
-        if why := judge_names(name, diff_names(text), how, where, file):
+        if why := judge_names(name, diff_names(text), how, at, file):
             return why
     return None
 
@@ -218,13 +242,20 @@ def redirected_diff(program: list[str], file: str, where: Where | None,
     fewer).
     """
     group = not program or program[-1] in _CLOSERS
-    readers = [how for part in _parts(line) for how in appliers([w.value for w in part.words])
-               ] if group else appliers(program)  # do patch -p1 < x, sudo patch -p1 < x
-    for name, how in readers:
-        if not (how.files or how.output) and (
-                why := diff_file_writes(name, how, file, where, line)):
-            return why
+    programs = [[w.value for w in part.words] for part in _parts(line)] if group else [program]
+    for words in programs:  # do patch -p1 < x, sudo patch -p1 < x, { git -C d apply; } < x
+        for name, how in appliers(words):
+            names_at = git_moved(_after_git(words), where) if name == "git" else None
+            if not (how.files or how.output) and (
+                    why := diff_file_writes(name, how, file, where, line, names_at)):
+                return why
     return None
+
+
+def _after_git(words: list[str]) -> list[str]:
+    """The words after the first ``git`` of ``words`` (``sudo git -C d apply``: ``-C d apply``)."""
+    at = next((k for k, w in enumerate(words) if w.rsplit("/", 1)[-1] == "git"), len(words))
+    return words[at + 1:]
 
 
 _CLOSERS = frozenset({"}", "done", "fi", "esac"})

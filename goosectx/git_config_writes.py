@@ -19,7 +19,13 @@ from __future__ import annotations
 import re
 
 from goosectx.option_table import JUDGED_OUTPUT, Does, Hit, option_hits, own_cache, table_name
-from goosectx.protected_paths import Where, git_dirs, names_git_dir, protected_write
+from goosectx.protected_paths import (
+    Where,
+    copies_as_links,
+    git_dirs,
+    names_git_dir,
+    protected_write,
+)
 from goosectx.sed_script import SED, backups, in_place_files
 from goosectx.shell_dirs import chdir_dirs
 from goosectx.shell_git import git_subcommand
@@ -115,8 +121,9 @@ def writes_git_config(name: str, args: list[str], where: Where | None = None) ->
         operands = [a for a in args if not a.startswith("-")]
         into = any(hit.does is Does.INTO for hit in hits)
         paths = [] if into else operands[-1:]
-        removed = operands if name == "mv" else operands[:-1] if name == "ln" else []
-        verb = "links a name to" if name == "ln" else verb  # ln -s .git/hooks h; tee h/x
+        links = name == "ln" or name == "cp" and copies_as_links(args)  # cp -al .git g
+        removed = operands if name == "mv" or links and into else operands[:-1] if links else []
+        verb = "links a name to" if links else verb  # ln -s .git/hooks h; tee h/x
     elif name in ("truncate", "touch"):  # truncate -s0 .git/index, touch .git/hooks/x
         paths = [a for k, a in enumerate(args) if not a.startswith("-") and (
             k == 0 or args[k - 1] not in _VALUED[name])]

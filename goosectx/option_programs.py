@@ -355,6 +355,9 @@ OPTIONS: dict[str, tuple[Option, ...]] = {
     # the dir pip download and pip wheel save into (pip -q download -d D: the subcommand's)
     "pip download": (Option(Does.INTO, longs=("--dest",), letters="d", valued="drcefi"),),
     "pip wheel": (Option(Does.INTO, longs=("--wheel-dir",), letters="w", valued="wrcefi"),),
+    # the dirs pip install installs into (pip install -t .git/hooks x writes a hook)
+    "pip install": (Option(Does.INTO, longs=("--target", "--prefix", "--root", "--src"),
+                           letters="t", valued="trcefiC"),),
     "git grep": (Option(Does.UNTRACKED, longs=("--untracked", "--no-exclude-standard")),),
     # node --test's report file (node --test alone runs the project's test files)
     **dict.fromkeys(("node", "nodejs"), (Option(Does.OUTPUT, longs=(
@@ -381,6 +384,7 @@ _TAR_KNOWN = frozenset({"--file"})
 KNOWN: dict[str, frozenset[str]] = {"pytest": _PYTEST_KNOWN, "py.test": _PYTEST_KNOWN,
                                     "eslint": _CACHE, "prettier": _CACHE, "tar": _TAR_KNOWN,
                                     "gtar": _TAR_KNOWN, "bsdtar": _TAR_KNOWN,
+                                    "pip install": frozenset({"--pre"}),  # no --prefix
                                     "curl": frozenset({"--cookie", "--trace-time",
                                                        "--trace-ids", "--trace-config"})}
 """Per program, its option strings that, written whole, are themselves and no prefix of

@@ -11,13 +11,14 @@ Core module: no printing.
 from __future__ import annotations
 
 import re
+from fnmatch import fnmatchcase
 from typing import Literal
 
 from goosectx.config_values import fail, top_level_key_error
 from goosectx.errors import ConfigError
 from goosectx.lazy_pattern import LazyPattern
 from goosectx.plain_record import compared_record
-from goosectx.tools.definitions import TEXT_EDITOR_COMMANDS
+from goosectx.tools.definitions import TEXT_EDITOR_COMMANDS, TEXT_EDITOR_SAME
 
 RuleKind = Literal["allow", "ask", "deny"]
 
@@ -78,7 +79,33 @@ def parse_rule(rule: str) -> tuple[str, str | None]:
         raise ValueError(f"permission rule {rule!r} names the file {spec!r}, not the command "
                          f"(a rule with no ':' is a path): write text_editor({spec}:*) for "
                          f"every {spec}")
+    if name == "text_editor" and spec is not None and ":" in spec:
+        _check_editor_spec(rule, spec)
     return name, spec
+
+
+EDITOR_COMMANDS = (*TEXT_EDITOR_COMMANDS, *TEXT_EDITOR_SAME)
+"""The commands a ``text_editor(COMMAND:PATH)`` rule may name (``create`` is ``write``)."""
+
+
+def _check_editor_spec(rule: str, spec: str) -> None:
+    """Refuse a ``COMMAND:PATH`` whose COMMAND names no command or whose PATH is empty.
+
+    A COMMAND with a wildcard must match one (``*``, ``[sw]*``); ``text_editor(wirte:src/**)``
+    would guard nothing.
+
+    Raises:
+        ValueError: the one-line error, with the fix.
+    """
+    command, _, path = spec.partition(":")
+    if not any(fnmatchcase(known, command) for known in EDITOR_COMMANDS):
+        raise ValueError(f"permission rule {rule!r} names no text_editor command "
+                         f"({command!r}), so it matches nothing: the commands are "
+                         f"{', '.join(EDITOR_COMMANDS)}; a path with ':' is written "
+                         f"text_editor(*:{spec})")
+    if not path.strip():
+        raise ValueError(f"permission rule {rule!r} has an empty path, which matches nothing: "
+                         f"write text_editor({command}:*) for every {command}")
 
 
 BUILTIN_TOOLS = ("shell", "text_editor", "tree")

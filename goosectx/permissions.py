@@ -41,6 +41,7 @@ from pathlib import Path
 from typing import Any
 
 from goosectx.deny_backstop import backstop
+from goosectx.editor_rules import editor_checks, editor_protected, editor_spec, editor_subjects
 from goosectx.permission_rules import (
     BUILTIN_TOOLS,
     PermissionRules,
@@ -51,7 +52,6 @@ from goosectx.permission_rules import (
 from goosectx.protected_paths import line_dirs
 from goosectx.rule_offer import suggested_rule
 from goosectx.sed_script import in_place_unnamed
-from goosectx.sensitive import rule_paths
 from goosectx.shell_builtins import sets_shell_options
 from goosectx.shell_command import command_forms, shell_parts
 from goosectx.shell_dirs import Walked
@@ -110,20 +110,14 @@ def call_subjects(tool_name: str, arguments: Mapping[str, Any],
     """What a rule's SPEC is matched against, one entry per part of the call.
 
     The forms of each shell part (:func:`~goosectx.shell_command.command_forms`),
-    ``COMMAND:PATH`` for ``text_editor`` (the path as written and, when a symlink leads
-    elsewhere, the file it reaches: a deny or ask rule matching either decides, an allow rule
-    must match both; each by its names, :func:`~goosectx.sensitive.rule_paths`), or the
+    ``COMMAND:PATH`` for ``text_editor`` (:func:`goosectx.editor_rules.editor_subjects`), or the
     arguments' JSON.
     """
     if tool_name == "shell":
         command = arguments.get("command")
         return _shell_subjects(command, working_dir)[0] if isinstance(command, str) else []
     if tool_name == "text_editor":
-        path = arguments.get("path")
-        command = arguments.get("command", "")
-        files = rule_paths(path, working_dir) if isinstance(path, str) else [("",)]
-        return [CommandForms(tuple(f"{command}:{name}" for name in names), f"{command}:{names[0]}")
-                for names in files]
+        return editor_subjects(arguments, working_dir)
     subject = json.dumps(dict(arguments), ensure_ascii=False, separators=(",", ":"),
                          sort_keys=True)
     return [CommandForms((subject,), subject)]
@@ -197,8 +191,8 @@ def _spec_matches(tool_name: str, spec: str, subject: str) -> bool:
     ``shell(ls*)`` and ``shell(ls *)`` both mean "``ls`` with any arguments or none": they
     match ``ls`` and ``ls -la`` but not ``lsblk``.
     """
-    if tool_name == "text_editor" and ":" not in spec:
-        spec = "*:" + spec
+    if tool_name == "text_editor":
+        spec = editor_spec(spec)  # src/** is *:src/**, create:x is write:x
     if tool_name == "shell" and _TRAILING_STAR.search(spec) and not spec.endswith("\\*"):
         head = spec[:-1].rstrip(" ")
         return fnmatchcase(subject, head) or fnmatchcase(subject, head + " *")
@@ -306,6 +300,8 @@ def match_rules(rules: PermissionRules, tool_name: str, arguments: Mapping[str, 
         if hits:
             return RuleMatch(kind, tuple(dict.fromkeys(hits)), clause=_clause(
                 hits[0], tool_name, [f for s in subjects for f in s.all]))
+    if tool_name == "text_editor" and (why := editor_protected(arguments, working_dir)):
+        return RuleMatch("ask" if editor_checks(rules) else None, unreadable=why)  # .git/config
     may_start = [_other_names(s.maybe) for s in subjects]  # npx npm i x: npm install x too
     maybe = [r for forms in may_start if forms
              for r in matching_rules((*rules.deny, *rules.ask), tool_name, forms)]

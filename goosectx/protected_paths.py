@@ -31,6 +31,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from goosectx.glob_words import pattern_paths
+from goosectx.own_files import own_write
+from goosectx.protected_hooks import hooks_write
 from goosectx.sensitive import expand_user, inside, resolve
 from goosectx.shell_dirs import Dir, Unknown, Walked, chdir_dirs, command_dirs, expanded
 from goosectx.shell_options import long_option, short_value, value_at
@@ -101,6 +103,30 @@ def chdir_where(name: str, args: list[str], where: Where | None) -> Where | None
     return Where(where.root, chdir_dirs(name, args, where.dirs))
 
 
+def copies_as_links(args: list[str]) -> bool:
+    """True when ``cp ARGS`` makes links rather than copies (``-l``, ``-s``, ``-al``, ``--link``).
+
+    A hard link shares the file (``cp -al .git g``: a write to ``g/config`` is one to
+    ``.git/config``), a symbolic one leads there: judged as ``ln`` is, its sources linked to.
+    """
+    i = 0
+    while i < len(args):
+        word = args[i]
+        if word == "--":
+            return False
+        if word[:2] == "--":
+            if long_option(word, "--link") or long_option(word, "--symbolic-link"):
+                return True
+        elif word[:1] == "-" and len(word) > 1:
+            short = short_value(args, i, "St")  # -S SUFFIX, -t DIR take a value
+            if "l" in short.flags or "s" in short.flags:
+                return True
+            i = short.next
+            continue
+        i += 1
+    return False
+
+
 def protected_write(who: str, path: str, where: Where | None, verb: str = "writes",
                     tops: tuple[Path, ...] | None = None, cache: bool = False) -> str | None:
     """Why ``who`` writing ``path`` may change what a later command runs, or ``None``.
@@ -129,7 +155,9 @@ def protected_write(who: str, path: str, where: Where | None, verb: str = "write
     if isinstance(candidates, str):  # tee .gi[t]/*: what it names is not known here
         return f"{who} {verb} {path}, whose names are not known here ({candidates})"
     for target, root in candidates:
-        why = _judged(f"{who} {verb}", target, root, tops, cache=cache)
+        why = _judged(f"{who} {verb}", target, root, tops, cache=cache) or own_write(
+            f"{who} {verb}", target) or hooks_write(  # > ~/.config/goosectx/config.toml
+            f"{who} {verb}", target, root)  # core.hooksPath=.githooks: > .githooks/pre-commit
         if why is None and target.is_absolute() and root is not None:
             real = resolve(target)  # ln -s .git/hooks h; tee h/pre-commit
             why = _judged(f"{who} {verb}", real, resolve(root), tops,

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from goosectx.find_words import find_exec_printed, find_patterns
+from goosectx.git_clean import git_clean_kept
 from goosectx.git_pathspecs import names_only
 from goosectx.glob_words import MAX_NAMES, pattern_paths, value_names
 from goosectx.grep_filters import filter_words, grep_kept
@@ -110,7 +111,9 @@ def sensitive_words(command: str, working_dir: Path, *, data_dir: Path | None = 
         for base in dirs:
             kept = grep_kept(program[1:], base, plain) if isinstance(base, Path) and _name(
                 program) in _GREPS else top_level_only(program) or searcher_kept(  # diff a b: a/x
-                _name(program), [w.value for w in program[1:]])  # rg -g '*.py': *.py files
+                _name(program), [w.value for w in program[1:]]) or (  # rg -g '*.py': *.py files
+                git_clean_kept([w.value for w in program[1:]], base) if isinstance(
+                    base, Path) and _name(program) == "git" else None)  # git clean -n, -fd
             yield from _below_recursive(recursive_operands(program), base, working_dir,
                                         own, untouched_dirs(program),
                                         _find_printed(program),  # find -name '*.py' -exec

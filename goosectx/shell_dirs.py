@@ -220,6 +220,25 @@ def _git_top(base: Path) -> Path | None:
     return None
 
 
+def toplevel_cd(words: list[Word], dirs: tuple[Dir, ...], command: str,
+                ) -> tuple[Dir, ...] | None:
+    """Where ``cd "$(git rev-parse --show-toplevel)"`` goes from each of ``dirs``, or ``None``.
+
+    ``None``: ``words`` are no such ``cd``/``pushd`` (or the line sets a ``GIT_`` variable,
+    which may move the top); the top of the work tree of each dir, a dir not in one
+    :class:`Unknown`.
+    """
+    if not words or words[0].value not in ("cd", "pushd") or "GIT_" in command:
+        return None
+    operand = cd_operand(words)
+    word = next((w for w in words[1:] if w.value == operand), None)
+    if word is None or not _TOPLEVEL.fullmatch(word.raw.removeprefix('"').removesuffix('"')):
+        return None
+    said = " ".join(w.value for w in words)
+    return tuple(top if isinstance(base, Path) and (top := _git_top(base)) else Unknown(said)
+                 for base in dirs)
+
+
 def _moved(words: list[Word], dirs: tuple[Dir, ...], command: str,
            looping: bool) -> tuple[Dir, ...] | None:
     """Where a ``cd`` / ``pushd`` / ``popd`` part goes from each of ``dirs`` (``None``: no cd)."""
@@ -235,10 +254,8 @@ def _moved(words: list[Word], dirs: tuple[Dir, ...], command: str,
     word = next((w for w in words[1:] if w.value == operand), None)
     if looping or operand == "-" or word is not None and word.pattern or operand.startswith("+"):
         return (Unknown(said),)
-    if word is not None and _TOPLEVEL.fullmatch(word.raw.removeprefix('"').removesuffix(
-            '"')) and "GIT_" not in command:  # cd "$(git rev-parse --show-toplevel)"
-        return tuple(top if isinstance(base, Path) and (top := _git_top(base)) else Unknown(said)
-                     for base in dirs)
+    if (tops := toplevel_cd(words, dirs, command)) is not None:
+        return tops  # cd "$(git rev-parse --show-toplevel)"
     if operand == "":
         home = expanded("$HOME", dirs[0], command)
         return (Path(home),) if home and name == "cd" else (Unknown(said),)

@@ -16,6 +16,7 @@ from goosectx.diff_targets import diff_writes
 from goosectx.git_config_writes import writes_git_config
 from goosectx.git_environment import git_environment
 from goosectx.inline_writes import inline_writes
+from goosectx.install_places import install_environment
 from goosectx.protected_paths import Where, build_elsewhere
 from goosectx.shell_builtins import hidden_commands
 from goosectx.shell_languages import language_commands
@@ -39,8 +40,9 @@ def hidden_reason(name: str, words: list[Word], *, fed: bool, where: Where | Non
     return hidden_commands(name, args, fed) or stdin_shell(name, args) or (
         stdin_commands(words) if remote else None) or hidden_program(  # ssh h 'ssh o' < x
         name, args, fed, where, remote) or (None if remote else (  # cd .git && tee HEAD
-            line_writes(name, args, where, line) or git_environment(name, args, where, line) or (
-            inline_writes(name, args, where) or archive_writes(name, args, where)))) or (
+            line_writes(name, args, where, line) or git_environment(name, args, where, line)
+            or install_environment(name, args, where, line)  # GOBIN=.git/hooks go …
+            or inline_writes(name, args, where) or archive_writes(name, args, where))) or (
         language_commands(name, words[1:], fed)) or (  # gdb -ex 'shell …', sqlite3 …
         None if remote else unmodelled_write(name, args[:local_count(  # pdsh -w h rm /x
             [name, *args]) - 1], where, line)) or (  # cmake -E x .git

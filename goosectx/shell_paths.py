@@ -60,6 +60,7 @@ from goosectx.shell_dirs import (
     command_words,
     expanded,
     stdin_arguments,
+    toplevel_cd,
 )
 from goosectx.shell_program import SYSTEM_PROGRAM
 from goosectx.shell_remote import local_count
@@ -117,6 +118,9 @@ def outside_words(command: str, working_dir: Path,
         args = args[:local_count([w.value for w in args])]  # ssh dev tail /var/log/x: remote
         if (moved := _cd_elsewhere(args, working_dir, real_dir, command)) is not None:
             yield moved
+        if (tops := toplevel_cd(args, dirs, command)) is not None:  # cd "$(git rev-parse …)"
+            yield from _tops_outside(args, tops, real_dir)
+            continue
         if (fed := stdin_arguments(args)) is not None:
             if (listed := piped_listing(parts, k)) is None:
                 yield fed, f"{fed} (it takes the files it reads from its input) may be {FAR}"
@@ -363,6 +367,17 @@ def _links_out(operands: list[str] | None, dirs: tuple[Dir, ...], working_dir: P
                        f"{value} (holding {shown(found, working_dir)} → {resolve(found)}) is {FAR}")
                 yield value, why
                 return
+
+
+def _tops_outside(args: list[Word], tops: tuple[Dir, ...],
+                  real_dir: Path) -> Iterator[tuple[str, str]]:
+    """Why ``cd "$(git rev-parse --show-toplevel)"`` leaves the project: its top is above it."""
+    said = " ".join(w.value for w in args)
+    for top in tops:
+        if isinstance(top, Unknown):
+            yield said, f"{said} (not in a git work tree) may be {FAR}"
+        elif not inside(resolve(top), real_dir):
+            yield said, f"{said} (to {top}) is {FAR}"
 
 
 def _cd_elsewhere(args: list[Word], working_dir: Path, real_dir: Path,

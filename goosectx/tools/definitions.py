@@ -37,6 +37,9 @@ SHELL_PARAMETERS: dict[str, Any] = {
 
 TEXT_EDITOR_NAME = "text_editor"
 TEXT_EDITOR_COMMANDS = ("view", "write", "str_replace", "insert", "undo_edit")
+TEXT_EDITOR_SAME = {"create": "write"}
+"""Other words the tool takes for a command (``create`` runs ``write``): a permission rule is
+matched on the command the tool runs (:mod:`goosectx.editor_rules`)."""
 TEXT_EDITOR_DESCRIPTION = (
     "View and edit text files. Commands: "
     "`view` shows a file with line numbers (optionally only `view_range`), or lists a "

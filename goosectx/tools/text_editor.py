@@ -28,6 +28,7 @@ from goosectx.tools.definitions import (
     TEXT_EDITOR_DESCRIPTION,
     TEXT_EDITOR_NAME,
     TEXT_EDITOR_PARAMETERS,
+    TEXT_EDITOR_SAME,
 )
 from goosectx.tools.files import FileError
 
@@ -36,7 +37,7 @@ if TYPE_CHECKING:  # the editing modules load at the first call (not for the sch
     from goosectx.tools.edit_target import EditTarget
 
 COMMANDS = TEXT_EDITOR_COMMANDS
-EDIT_COMMANDS = ("write", "create", "str_replace", "insert", "undo_edit")
+EDIT_COMMANDS = ("write", *TEXT_EDITOR_SAME, "str_replace", "insert", "undo_edit")
 """Commands that change a file: their result carries a diff for the transcript."""
 UNDO_DEPTH = 20
 """Earlier versions kept per file for ``undo_edit``."""
@@ -139,11 +140,11 @@ class TextEditorTool:
         command = arguments.get("command")
         handlers: dict[str, Callable[[EditTarget, dict[str, Any], ToolContext], str]] = {
             "write": self._write,
-            "create": self._write,
             "str_replace": self._str_replace,
             "insert": self._insert,
             "undo_edit": self._undo,
         }
+        handlers |= {word: handlers[same] for word, same in TEXT_EDITOR_SAME.items()}
         handler = handlers.get(command) if isinstance(command, str) else None
         if handler is None and command != "view":
             return ToolResult(f"unknown command {command!r}; use one of: " + ", ".join(COMMANDS),
