@@ -33,10 +33,10 @@ from functools import lru_cache
 from lzma import LZMAError
 from typing import BinaryIO, NamedTuple, Protocol, cast
 
-from goosectx.option_table import table_name
+from goosectx.option_table import TAR_VALUED, table_name
 from goosectx.protected_paths import Where, git_dirs, protected_write
 from goosectx.shell_dirs import Unknown
-from goosectx.tree_writers import SEVEN_Z, TAR_EXTRACT, UNZIP_READS
+from goosectx.tree_writers import SEVEN_Z, TAR_EXTRACT, TARS, UNZIP_READS
 
 MAX_ARCHIVE_BYTES = 64_000_000
 """The largest tar archive read (a compressed one is read whole); a zip's listing is its
@@ -45,8 +45,8 @@ MAX_UNPACKED_BYTES = 1_000_000_000
 """The most bytes a compressed tar is unpacked to while listing it."""
 MAX_MEMBERS = 50_000
 MAX_SECONDS = 2.0
-_TARS = frozenset({"tar", "gtar", "bsdtar"})
-_TAR_VALUED = "fCbgHIKLNVXT"
+_TARS = TARS
+_TAR_VALUED = TAR_VALUED + "T"
 """tar's short options that take a value (in a cluster, in order: ``xCf DIR A``)."""
 _RENAMES = ("--transform", "--xform", "-s")
 _UNZIPS = frozenset({"unzip", "bsdunzip"})

@@ -16,6 +16,7 @@ from __future__ import annotations
 from fnmatch import fnmatchcase
 from pathlib import Path
 
+from goosectx.prompts import find_repo_root
 from goosectx.recursive_reads import Printed
 from goosectx.sensitive import expand_user
 
@@ -43,11 +44,8 @@ def git_clean_kept(args: list[str], base: Path) -> Printed | None:
 
 def _ignore_rules(base: Path) -> list[str]:
     """The top ``.gitignore``'s and ``.git/info/exclude``'s lines, lowest precedence first."""
-    here = Path(expand_user(str(base))).absolute()
-    for top in (here, *here.parents):
-        if (top / ".git").exists():
-            break
-    else:
+    top = find_repo_root(Path(expand_user(str(base))).absolute())
+    if top is None:
         return []
     lines: list[str] = []
     for file in (top / ".git" / "info" / "exclude", top / ".gitignore"):

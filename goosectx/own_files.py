@@ -69,11 +69,11 @@ def _defaults(config: str, home: str, *_where: str) -> tuple[Found, Found, Found
 
     ``_where``: the values the platform dirs depend on (``HOME``, ``XDG_*``), for the cache.
     """
-    import platformdirs
+    from goosectx.config import default_data_dir, user_config_path
 
-    config_dir = Path(platformdirs.user_config_dir("goosectx"))  # config.toml, commands/
-    files = [config_dir / "config.toml"]
-    dirs = [Path(platformdirs.user_data_dir("goosectx"))]
+    files = [user_config_path()]
+    config_dir = files[0].parent  # config.toml, commands/
+    dirs = [default_data_dir()]
     if config.strip():
         files.append(Path(config).expanduser())
     if home.strip():

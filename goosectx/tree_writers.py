@@ -20,7 +20,7 @@ from goosectx.shell_words import ASSIGNMENT_WORD
 _ALWAYS = frozenset({"unrar", "unar", "cabextract", "aunpack", "lha", "unarj", "unace", "unlzx",
                      "rpm2cpio", "bsdunzip", "unsquashfs"})
 """Unpackers whose every use writes the archive's files."""
-_TAR = frozenset({"tar", "gtar", "bsdtar"})
+TARS = frozenset({"tar", "gtar", "bsdtar"})
 TAR_EXTRACT = ("--ext", "--extr", "--extra", "--extrac", "--extract", "--get")
 """GNU tar's ``--extract`` and the shortenings it takes (``--ex`` is also ``--exclude``)."""
 _LETTER_MODE = {"ar": "x", "jar": "x", "cpio": "i", "bsdcpio": "i", "pax": "r"}
@@ -56,7 +56,7 @@ def writes_unnamed(words: list[str]) -> str | None:
     for k, word in enumerate(words):
         name, rest = word.rsplit("/", 1)[-1], words[k + 1:]
         if name in _ALWAYS or name == "unzip" and not any(w in UNZIP_READS for w in rest) or (
-                name in SEVEN_Z and rest[:1] in (["x"], ["e"])) or name in _TAR and _mode(
+                name in SEVEN_Z and rest[:1] in (["x"], ["e"])) or name in TARS and _mode(
                 rest, "x", TAR_EXTRACT) or name in _LETTER_MODE and _mode(
                 rest, _LETTER_MODE[name], ("--extract",)) or name == "dpkg-deb" and any(
                 w in _DPKG_DEB_WRITES for w in rest) or name == "git" and _git_tree(rest):
@@ -147,7 +147,7 @@ def may_write(words: list[str]) -> bool:
         return any(w.startswith(_FIND_WRITES) for w in rest)
     if name == "git":
         return _git_may_write(rest)
-    if name in _TAR:
+    if name in TARS:
         return not all(w[:2] != "--" and set(w.lstrip("-")) <= _TAR_LISTS if (
             w[:1] == "-" or i == 0) else w in _TAR_LONG or w[:1] != "-"
             for i, w in enumerate(rest))
