@@ -283,7 +283,10 @@ def _extracts(args: list[str]) -> bool:
 
 
 def _destination(name: str, args: list[str]) -> list[str]:
-    """The dir ``git worktree add DIR`` makes, ``cpio -p DIR`` copies into, ``git mv``'s target."""
+    """The dir ``git worktree add DIR`` makes, ``cpio -p DIR`` copies into, ``git mv``'s target.
+
+    And the file ``git merge-file CURRENT BASE OTHER`` rewrites (not with ``-p``).
+    """
     operands = [a for a in args if not a.startswith("-")]
     if name == "cpio":
         passes = any(a[:2] != "--" and a[:1] == "-" and "p" in a or long_option(
@@ -292,6 +295,10 @@ def _destination(name: str, args: list[str]) -> list[str]:
     at = git_subcommand(args)
     if args[at:at + 1] == ["mv"]:  # git mv run.sh .git/hooks/pre-commit: its last operand
         return [a for a in args[at + 1:] if not a.startswith("-")][-1:]
+    if args[at:at + 1] == ["merge-file"] and not {"-p", "--stdout"} & set(args[at + 1:]):
+        rest = args[at + 1:]  # git merge-file .git/config BASE OTHER rewrites its first file
+        return next(([a] for k, a in enumerate(rest) if a[:1] != "-" and (
+            k == 0 or rest[k - 1] != "-L")), [])
     if args[at:at + 2] != ["worktree", "add"]:
         return []
     rest = args[at + 2:]
