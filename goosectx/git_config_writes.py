@@ -285,7 +285,8 @@ def _extracts(args: list[str]) -> bool:
 def _destination(name: str, args: list[str]) -> list[str]:
     """The dir ``git worktree add DIR`` makes, ``cpio -p DIR`` copies into, ``git mv``'s target.
 
-    And the file ``git merge-file CURRENT BASE OTHER`` rewrites (not with ``-p``).
+    And the dir ``git worktree move WT DIR`` moves a worktree's files to, the file ``git
+    merge-file CURRENT BASE OTHER`` rewrites (not with ``-p``).
     """
     operands = [a for a in args if not a.startswith("-")]
     if name == "cpio":
@@ -299,6 +300,8 @@ def _destination(name: str, args: list[str]) -> list[str]:
         rest = args[at + 1:]  # git merge-file .git/config BASE OTHER rewrites its first file
         return next(([a] for k, a in enumerate(rest) if a[:1] != "-" and (
             k == 0 or rest[k - 1] != "-L")), [])
+    if args[at:at + 2] == ["worktree", "move"]:  # git worktree move wt .git/hooks: its files
+        return [a for a in args[at + 2:] if not a.startswith("-")][1:2]
     if args[at:at + 2] != ["worktree", "add"]:
         return []
     rest = args[at + 2:]

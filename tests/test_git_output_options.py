@@ -30,6 +30,8 @@ from test_protected_write_expansions import linked as linked  # the fixture
     ("git diagnose --output-directory=.git/hooks", "git writes .git/hooks: a hook"),
     ("git merge-file .git/config base.cfg other.cfg", "git writes .git/config: git config"),
     ("git merge-file -L a -L b -L c .git/hooks/pre-commit x y", "git writes .git/hooks/pre-c"),
+    ("git worktree move wt .git/hooks", "git writes .git/hooks: a hook"),
+    ("git worktree move -f wt .git/config", "git writes .git/config"),
     # already judged before this round: kept so
     ("git bundle create .git/config HEAD", "git writes .git/config: git config"),
     ("git log --output=.git/config", "git writes .git/config: git config"),
@@ -43,7 +45,7 @@ def test_a_git_option_or_operand_writing_git_config_or_a_hook_asks(
 @pytest.mark.parametrize("command", [
     "git read-tree --index-output=docs/idx HEAD", "git fast-export --export-marks=marks HEAD",
     "git fast-import --export-marks=docs/marks", "git commit-graph write --reachable",
-    "git bugreport -o docs", "git merge-file docs/a docs/b docs/c",
+    "git bugreport -o docs", "git merge-file docs/a docs/b docs/c", "git worktree move wt docs/wt",
     "git status", "git diff", "git log --oneline -5", "git commit -m x",
 ])
 def test_the_same_writes_into_the_project_still_run(linked: Path, command: str) -> None:
