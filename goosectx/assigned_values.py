@@ -29,12 +29,14 @@ PLACEHOLDER = re.compile(r"\$\(…\)|`…`")
 """A command substitution as the lexer keeps it in a word."""
 
 
-def builtin_values(words: list[str], here_string: str) -> list[tuple[str, str]]:
+def builtin_values(words: list[str], here_string: str,
+                   ifs: str = " \t\n") -> list[tuple[str, str]]:
     """The ``(NAME, VALUE)`` pairs ``read``, ``mapfile`` or ``printf -v`` sets in ``words``.
 
     ``read [-r] B [C …] <<< TEXT``: TEXT's first line split as bash's default ``IFS`` splits it
     (the last name takes the rest; ``-a A``: ``$A`` is its first field); ``mapfile [-t] A <<<
-    TEXT``: ``$A`` is the first line; ``printf -v B FORMAT ARGS``: what it would print. ``[]``
+    TEXT``: ``$A`` is the first line; ``printf -v B FORMAT ARGS``: what it would print (``ifs``:
+    the line's ``IFS``, each of its characters ending a field: ``IFS=:; read A B``). ``[]``
     for any other command, or one whose value the line does not show.
     """
     program, args = (words[0], words[1:]) if words else ("", [])
@@ -51,10 +53,10 @@ def builtin_values(words: list[str], here_string: str) -> list[tuple[str, str]]:
         text = re.sub(r"\\(.)", r"\1", text)
     if limit := options.get("n") or options.get("N"):
         text = text[:_count(limit)]
-    if "a" in options:
-        return [(options["a"], (text.split() or [""])[0])]
-    names = names or ["REPLY"]
-    fields = text.split(None, len(names) - 1) if len(names) > 1 else [text.strip(" \t\n")]
+    names = [options["a"]] if "a" in options else names or ["REPLY"]
+    split = re.compile(f"[{re.escape(ifs)}]+" if ifs.isspace() else f"[{re.escape(ifs)}]")
+    fields = split.split(text.strip(" \t\n"), maxsplit=0 if "a" in options else len(names) - 1
+                         ) if ifs else [text]  # read -a A: $A is its first field
     return [(name, fields[k] if k < len(fields) else "") for k, name in enumerate(names)]
 
 

@@ -288,7 +288,8 @@ def line_assignments(line: str, computed: bool = False) -> dict[str, tuple[str, 
         words = after_keywords(part.words, part.piped)  # then B=.git/hooks, { B=…; }, ! B=…
         if words[:1] and words[0].value == "time" and not part.piped:  # time -p B=.git/hooks
             words = list(dropwhile(lambda w: w.value in ("-p", "--"), words[1:]))  # a keyword
-        if given := builtin_values([w.value for w in words], part.here_string):
+        if given := builtin_values([w.value for w in words], part.here_string,
+                                   found.get("IFS", [" \t\n"])[-1]):  # IFS=:; read A B <<< …
             for key, val in given:  # read B <<< .git/hooks, printf -v B %s .git/hooks
                 if (vals := _known(val, found)) != [val] or computed or not _RUN_TIME.search(val):
                     found.setdefault(key, []).extend(vals)

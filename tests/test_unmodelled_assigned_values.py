@@ -34,6 +34,7 @@ HOOK = "writes .git/hooks/pre-commit: a hook is a command a later git runs"
     "X=$(echo a) B=$(echo .git/hooks); cp x $B/pre-commit",
     "export B=$(printf %s .git/hooks); cp x $B/pre-commit",
     "if true; then read B <<< .git/hooks; fi; echo x > $B/pre-commit",
+    "IFS=:; read A B <<< 'x:.git/hooks'; cp x $B/pre-commit",  # split on the line's IFS
 ])
 def test_a_value_read_printed_or_substituted_on_the_line_is_judged(project: Path,
                                                                    command: str) -> None:
