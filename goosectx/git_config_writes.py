@@ -102,6 +102,10 @@ def writes_git_config(name: str, args: list[str], where: Where | None = None) ->
     if name == "git" and (sub := args[git_subcommand(args):][:1]) and sub[0] in _GIT_PLUMBING:
         return (f"git {sub[0]} serves or writes a repository from what a remote or its input "
                 "sends (refs, objects, the hooks it runs): what it writes is not shown")
+    if name == "git" and args[git_subcommand(args):][:1] == ["fast-import"] and any(
+            long_option(a, "--allow-unsafe-features") for a in args):
+        return ("git fast-import --allow-unsafe-features writes the files its input names "
+                "(feature export-marks=PATH): what it writes is not shown")
     found = list(option_hits(name, args))  # (python -m pytest, gh release download: theirs)
     hits = [hit for hit in found if hit.value is not None and (
         hit.does is not Does.INTO or name not in _TARS or _extracts(args))]  # tar -c -C D reads

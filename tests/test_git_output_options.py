@@ -56,3 +56,10 @@ def test_merge_file_printing_its_merge_writes_nothing(linked: Path) -> None:
     command = "git merge-file -p .git/hooks/pre-commit.sample base.cfg other.cfg"
     assert shell_verdict(DENY_RM, command, working_dir=linked).action == "run"
     assert shell_verdict(DENY_RM, command.replace(" -p", ""), working_dir=linked).action == "ask"
+
+
+def test_fast_import_taking_file_names_from_its_stream_asks(linked: Path) -> None:
+    command = "git fast-import --allow-unsafe-features < stream"
+    verdict = shell_verdict(DENY_RM, command, working_dir=linked)
+    assert verdict.action == "ask" and "fast-import --allow-unsafe-features" in verdict.reason
+    assert shell_verdict(DENY_RM, "git fast-import < stream", working_dir=linked).action == "run"
