@@ -25,7 +25,7 @@ from functools import lru_cache
 from itertools import dropwhile
 from pathlib import Path
 
-from goosectx.assigned_values import builtin_values, fill, substitution_outputs
+from goosectx.assigned_values import PLACEHOLDER, builtin_values, fill, substitution_outputs
 from goosectx.git_config_writes import MODELLED
 from goosectx.option_programs import COMPILER
 from goosectx.option_table import OPTIONS
@@ -258,15 +258,35 @@ _OUTPUT_DIR = re.compile(r"^(?:\$\(…\)|`…`)/")
 def line_values(value: str, line: str) -> list[str]:
     """``value`` with each variable ``line`` gives values put in, one path per value.
 
+    A command substitution whose output the line shows is put in too (``$(echo .git)/x``).
+
     ``[value]`` when ``line`` sets none of its variables.
     """
     assigned = line_assignments(line) if line else {}
-    found = [value]
+    found = list(_substituted(line).get(value, (value,))) if PLACEHOLDER.search(value) else [value]
     for match in VARIABLE_EXPANSION.finditer(value):
         name = match[1] or match[2]
         if name in assigned:
             found = [v.replace(match[0], one, 1) for v in found for one in assigned[name]]
     return found[:64]
+
+
+@lru_cache(maxsize=16)
+def _substituted(line: str) -> dict[str, tuple[str, ...]]:
+    """Each word of ``line`` with a command substitution whose output the line shows, filled in.
+
+    ``cp x $(echo .git/hooks)/pre-commit``: ``$(…)/pre-commit`` is ``.git/hooks/pre-commit``
+    (:func:`goosectx.assigned_values.substitution_outputs`).
+    """
+    found: dict[str, list[str]] = {}
+    parts = lex(line)
+    for part, outputs in zip(parts, substitution_outputs(parts), strict=True):
+        for word in part.words:
+            count = len(PLACEHOLDER.findall(word.value))
+            mine, outputs = outputs[:count], outputs[count:]
+            if count and (filled := fill(word.value, mine)) != word.value:
+                found.setdefault(word.value, []).append(filled)
+    return {k: tuple(v) for k, v in found.items()}
 
 
 @lru_cache(maxsize=16)

@@ -35,6 +35,7 @@ HOOK = "writes .git/hooks/pre-commit: a hook is a command a later git runs"
     "export B=$(printf %s .git/hooks); cp x $B/pre-commit",
     "if true; then read B <<< .git/hooks; fi; echo x > $B/pre-commit",
     "IFS=:; read A B <<< 'x:.git/hooks'; cp x $B/pre-commit",  # split on the line's IFS
+    "cp x $(echo .git/hooks)/pre-commit", "tee $(printf %s/%s .git hooks)/pre-commit < x",
 ])
 def test_a_value_read_printed_or_substituted_on_the_line_is_judged(project: Path,
                                                                    command: str) -> None:
@@ -56,6 +57,7 @@ def test_git_s_environment_read_from_a_here_string_is_judged(project: Path) -> N
     "(echo .git/hooks); B=$(pwd); cp x $B/y",  # a subshell's output is no value of B
     "echo .git/hooks | read B; cp x $B/y",  # read in a pipeline: B is set in a subshell only
     "printf -v B %d 3; cp x out$B.txt", "read A B <<< '.git/hooks dist'; cp x $B/y",
+    'cp x "$(pwd)/dist/"', "cp x $(echo dist)/y", 'cp "$(git rev-parse --show-toplevel)/a" b',
 ])
 def test_a_value_the_line_does_not_show_or_an_everyday_one_still_runs(project: Path,
                                                                       command: str) -> None:
