@@ -63,3 +63,23 @@ def test_fast_import_taking_file_names_from_its_stream_asks(linked: Path) -> Non
     verdict = shell_verdict(DENY_RM, command, working_dir=linked)
     assert verdict.action == "ask" and "fast-import --allow-unsafe-features" in verdict.reason
     assert shell_verdict(DENY_RM, "git fast-import < stream", working_dir=linked).action == "run"
+
+
+@pytest.mark.parametrize("command", [
+    "git clone --config core.hooksPath=hooks src dst", "git clone --conf core.hooksPath=h src d",
+    "git clone --config=core.hooksPath=hooks src dst", "git clone -ccore.hooksPath=hooks src d"])
+def test_clone_s_config_option_is_read_as_git_s_c(linked: Path, command: str) -> None:
+    verdict = shell_verdict(DENY_RM, command, working_dir=linked)
+    assert verdict.action == "ask" and "makes git run commands" in verdict.reason, verdict.reason
+
+
+@pytest.mark.parametrize("command", [
+    "git clone --config core.sshCommand='rm -rf /' src dst",
+    "git clone --config=alias.co='!rm -rf x' src dst; cd dst && git co"])
+def test_a_command_clone_s_config_sets_is_judged_by_the_rules(linked: Path, command: str) -> None:
+    assert shell_verdict(DENY_RM, command, working_dir=linked).action == "deny"
+
+
+def test_clone_s_everyday_config_still_runs(linked: Path) -> None:
+    command = "git clone --config user.name=me --depth 1 https://x/y dst"
+    assert shell_verdict(DENY_RM, command, working_dir=linked).action == "run"
