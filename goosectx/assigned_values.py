@@ -87,7 +87,11 @@ def _places(part: Part) -> list[bool]:
 
 
 def printed(words: list[str]) -> str | None:
-    """What ``echo``/``printf`` ``words`` prints as ``$( )`` keeps it, or ``None``."""
+    """What ``echo``/``printf`` ``words`` prints as ``$( )`` keeps it, or ``None``.
+
+    Also ``git rev-parse --git-dir`` (``.git``) and ``--git-path X`` (``.git/X``), as in a
+    repository of its own (a worktree's or a moved git dir's path is elsewhere).
+    """
     program, args = (words[0], words[1:]) if words else ("", [])
     if program == "echo":
         escapes = False
@@ -96,6 +100,10 @@ def printed(words: list[str]) -> str | None:
             args = args[1:]
         out = " ".join(args)
         return None if escapes and "\\" in out else out.rstrip("\n")
+    if program == "git" and args[:1] == ["rev-parse"] and len(args) in (2, 3) and (
+            args[1] in ("--git-dir", "--git-common-dir", "--absolute-git-dir") and len(args) == 2
+            or args[1] == "--git-path" and len(args) == 3):  # $(git rev-parse --git-path hooks/x)
+        return ".git" if len(args) == 2 else f".git/{args[2]}"
     if program == "printf" and args and args[0] != "-v":
         args = args[1:] if args[0] == "--" else args
         made = _format(args[0], args[1:]) if args else None

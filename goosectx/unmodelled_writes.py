@@ -258,17 +258,25 @@ _OUTPUT_DIR = re.compile(r"^(?:\$\(…\)|`…`)/")
 def line_values(value: str, line: str) -> list[str]:
     """``value`` with each variable ``line`` gives values put in, one path per value.
 
-    A command substitution whose output the line shows is put in too (``$(echo .git)/x``).
+    A command substitution whose output the line shows is put in too (``$(echo .git)/x``), and
+    a default or alternate value's WORD (``${d:-.git}``) beside the word as written.
 
     ``[value]`` when ``line`` sets none of its variables.
     """
     assigned = line_assignments(line) if line else {}
     found = list(_substituted(line).get(value, (value,))) if PLACEHOLDER.search(value) else [value]
+    for match in _DEFAULTED.finditer(value):  # ${d:-.git}, ${HOME:+.git}: WORD, or as written
+        found += [v.replace(match[0], match[3], 1) for v in found]
     for match in VARIABLE_EXPANSION.finditer(value):
         name = match[1] or match[2]
         if name in assigned:
             found = [v.replace(match[0], one, 1) for v in found for one in assigned[name]]
     return found[:64]
+
+
+_DEFAULTED = re.compile(r"\$\{([A-Za-z_]\w*)(:?[-+=])([^}$`'\"\\]*)\}")
+"""``${NAME:-WORD}``, ``${NAME:+WORD}``, ``${NAME:=WORD}`` (and without ``:``): WORD may be the
+value."""
 
 
 @lru_cache(maxsize=16)

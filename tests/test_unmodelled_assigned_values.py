@@ -36,6 +36,9 @@ HOOK = "writes .git/hooks/pre-commit: a hook is a command a later git runs"
     "if true; then read B <<< .git/hooks; fi; echo x > $B/pre-commit",
     "IFS=:; read A B <<< 'x:.git/hooks'; cp x $B/pre-commit",  # split on the line's IFS
     "cp x $(echo .git/hooks)/pre-commit", "tee $(printf %s/%s .git hooks)/pre-commit < x",
+    'cp x "$(git rev-parse --git-path hooks/pre-commit)"',
+    "echo x > $(git rev-parse --git-path hooks/pre-commit)",
+    "cp x ${d:-.git/hooks}/pre-commit", "cp x ${HOME:+.git/hooks}/pre-commit",
 ])
 def test_a_value_read_printed_or_substituted_on_the_line_is_judged(project: Path,
                                                                    command: str) -> None:
@@ -58,6 +61,7 @@ def test_git_s_environment_read_from_a_here_string_is_judged(project: Path) -> N
     "echo .git/hooks | read B; cp x $B/y",  # read in a pipeline: B is set in a subshell only
     "printf -v B %d 3; cp x out$B.txt", "read A B <<< '.git/hooks dist'; cp x $B/y",
     'cp x "$(pwd)/dist/"', "cp x $(echo dist)/y", 'cp "$(git rev-parse --show-toplevel)/a" b',
+    "cp x ${OUT:-dist}/y", 'cp "$f" "${DEST:-build}/"', "git rev-parse --git-path hooks",
 ])
 def test_a_value_the_line_does_not_show_or_an_everyday_one_still_runs(project: Path,
                                                                       command: str) -> None:
