@@ -31,7 +31,7 @@ from goosectx.written_names import SENSITIVE, created, sensitive_or_outside, url
 
 _COPIERS = frozenset({"cp", "mv", "install", "ln", "rsync", "scp"})
 _TARS = frozenset({"tar", "gtar", "bsdtar"})
-_PASSES_ON = frozenset({
+PASSES_ON = frozenset({
     "npm", "pnpm", "yarn", "bun", "npx", "bunx", "deno", "make", "gmake", "cmake", "just", "task",
     "cargo", "go", "pytest", "py.test", "tox", "nox", "poetry", "uv", "hatch", "pdm", "rake",
     "bundle", "gradle", "gradlew", "./gradlew", "mvn", "./mvnw", "mvnw", "composer"})
@@ -67,7 +67,7 @@ _REMOVERS = frozenset({"rm", "rmdir", "unlink", "shred", "srm", "trash", "trash-
 """Programs that remove their operands: judged when one is the git directory or in it."""
 MODELLED = frozenset({">", ">>", "tee", "dd", "truncate", "touch", "chmod", "cpio", "socat",
                       "unrar", "rar", "pax", "curl", "wget", "plutil", *_COPIERS, *_TARS, *SED,
-                      *_SCRIPT_EDITORS, *_VI, *_PASSES_ON, *_REMOVERS})
+                      *_SCRIPT_EDITORS, *_VI, *PASSES_ON, *_REMOVERS})
 """The programs :func:`writes_git_config` reads the written paths of (git's own: its
 subcommands), for :mod:`goosectx.unmodelled_writes`."""
 
@@ -93,7 +93,7 @@ def writes_git_config(name: str, args: list[str], where: Where | None = None) ->
     :func:`goosectx.protected_paths.protected_write` in the dirs of ``where``
     (``.git/./hooks/x``, ``cd .git && tee HEAD``, ``.venv/lib/…/x.pth``); and any word, ``=``
     value or short option's glued value that names the git directory or a path in it, given to a
-    program of :data:`_PASSES_ON` (``npm run lint -- -o .git/hooks/pre-commit``, ``make test
+    program of :data:`PASSES_ON` (``npm run lint -- -o .git/hooks/pre-commit``, ``make test
     PYTEST_ARGS=--basetemp=.git``: pytest empties its basetemp; ``cd .git && make ARGS=-oHEAD``:
     judged in the dirs of ``where`` too).
     """
@@ -180,7 +180,7 @@ def writes_git_config(name: str, args: list[str], where: Where | None = None) ->
         return why
     if name in ("curl", "wget") and secret is not None:  # curl -O https://x/.env: the URL's
         return f"{name} writes {secret}, the name its URL gives, which {SENSITIVE}"
-    if name in _PASSES_ON and not cmake_tool(name, args) and names_git_dir(  # cmake -E: backstop
+    if name in PASSES_ON and not cmake_tool(name, args) and names_git_dir(  # cmake -E: backstop
             [path for word in args for path in _named(word)], where):
         return (f"it hands the git directory or a file in it to what {name} runs, whose options "
                 "the rules do not read: it may write a hook or git config, or empty it")
