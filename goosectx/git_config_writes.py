@@ -37,7 +37,7 @@ from goosectx.written_names import SENSITIVE, created, sensitive_or_outside, url
 
 _COPIERS = frozenset({"cp", "mv", "install", "ln", "rsync", "scp"})
 _TARS = frozenset({"tar", "gtar", "bsdtar"})
-_PASSES_ON = frozenset({
+PASSES_ON = frozenset({
     "npm", "pnpm", "yarn", "bun", "npx", "bunx", "deno", "make", "gmake", "cmake", "just", "task",
     "cargo", "go", "pytest", "py.test", "tox", "nox", "poetry", "uv", "hatch", "pdm", "rake",
     "bundle", "gradle", "gradlew", "./gradlew", "mvn", "./mvnw", "mvnw", "composer"})
@@ -73,7 +73,7 @@ _REMOVERS = frozenset({"rm", "rmdir", "unlink", "shred", "srm", "trash", "trash-
 """Programs that remove their operands: judged when one is the git directory or in it."""
 MODELLED = frozenset({">", ">>", "tee", "dd", "truncate", "touch", "chmod", "cpio", "socat",
                       "unrar", "rar", "pax", "curl", "wget", "plutil", *_COPIERS, *_TARS, *SED,
-                      *_SCRIPT_EDITORS, *_VI, *_PASSES_ON, *_REMOVERS})
+                      *_SCRIPT_EDITORS, *_VI, *PASSES_ON, *_REMOVERS})
 """The programs :func:`writes_git_config` reads the written paths of (git's own: its
 subcommands), for :mod:`goosectx.unmodelled_writes`."""
 
@@ -99,7 +99,7 @@ def writes_git_config(name: str, args: list[str], where: Where | None = None) ->
     :func:`goosectx.protected_paths.protected_write` in the dirs of ``where``
     (``.git/./hooks/x``, ``cd .git && tee HEAD``, ``.venv/lib/…/x.pth``); and any word, ``=``
     value or short option's glued value that names the git directory or a path in it, given to a
-    program of :data:`_PASSES_ON` (``npm run lint -- -o .git/hooks/pre-commit``, ``make test
+    program of :data:`PASSES_ON` (``npm run lint -- -o .git/hooks/pre-commit``, ``make test
     PYTEST_ARGS=--basetemp=.git``: pytest empties its basetemp; ``cd .git && make ARGS=-oHEAD``:
     judged in the dirs of ``where`` too).
     """
@@ -108,6 +108,10 @@ def writes_git_config(name: str, args: list[str], where: Where | None = None) ->
     if name == "git" and (sub := args[git_subcommand(args):][:1]) and sub[0] in _GIT_PLUMBING:
         return (f"git {sub[0]} serves or writes a repository from what a remote or its input "
                 "sends (refs, objects, the hooks it runs): what it writes is not shown")
+    if name == "git" and args[git_subcommand(args):][:1] == ["fast-import"] and any(
+            long_option(a, "--allow-unsafe-features") for a in args):
+        return ("git fast-import --allow-unsafe-features writes the files its input names "
+                "(feature export-marks=PATH): what it writes is not shown")
     found = list(option_hits(name, args))  # (python -m pytest, gh release download: theirs)
     hits = [hit for hit in found if hit.value is not None and (
         hit.does is not Does.INTO or name not in _TARS or _extracts(args))]  # tar -c -C D reads
@@ -183,7 +187,7 @@ def writes_git_config(name: str, args: list[str], where: Where | None = None) ->
         return why
     if name in ("curl", "wget") and secret is not None:  # curl -O https://x/.env: the URL's
         return f"{name} writes {secret}, the name its URL gives, which {SENSITIVE}"
-    if name in _PASSES_ON and not cmake_tool(name, args) and names_git_dir(  # cmake -E: backstop
+    if name in PASSES_ON and not cmake_tool(name, args) and names_git_dir(  # cmake -E: backstop
             [path for word in args for path in _named(word)], where):
         return (f"it hands the git directory or a file in it to what {name} runs, whose options "
                 "the rules do not read: it may write a hook or git config, or empty it")
@@ -290,7 +294,11 @@ def _extracts(args: list[str]) -> bool:
 
 
 def _destination(name: str, args: list[str]) -> list[str]:
-    """The dir ``git worktree add DIR`` makes, ``cpio -p DIR`` copies into, ``git mv``'s target."""
+    """The dir ``git worktree add DIR`` makes, ``cpio -p DIR`` copies into, ``git mv``'s target.
+
+    And the dir ``git worktree move WT DIR`` moves a worktree's files to, the file ``git
+    merge-file CURRENT BASE OTHER`` rewrites (not with ``-p``).
+    """
     operands = [a for a in args if not a.startswith("-")]
     if name == "cpio":
         passes = any(a[:2] != "--" and a[:1] == "-" and "p" in a or long_option(
@@ -299,6 +307,12 @@ def _destination(name: str, args: list[str]) -> list[str]:
     at = git_subcommand(args)
     if args[at:at + 1] == ["mv"]:  # git mv run.sh .git/hooks/pre-commit: its last operand
         return [a for a in args[at + 1:] if not a.startswith("-")][-1:]
+    if args[at:at + 1] == ["merge-file"] and not {"-p", "--stdout"} & set(args[at + 1:]):
+        rest = args[at + 1:]  # git merge-file .git/config BASE OTHER rewrites its first file
+        return next(([a] for k, a in enumerate(rest) if a[:1] != "-" and (
+            k == 0 or rest[k - 1] != "-L")), [])
+    if args[at:at + 2] == ["worktree", "move"]:  # git worktree move wt .git/hooks: its files
+        return [a for a in args[at + 2:] if not a.startswith("-")][1:2]
     if args[at:at + 2] != ["worktree", "add"]:
         return []
     rest = args[at + 2:]

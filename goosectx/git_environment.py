@@ -20,8 +20,9 @@ from __future__ import annotations
 import posixpath
 import re
 
-from goosectx.git_config_writes import writes_git_config
+from goosectx.git_config_writes import PASSES_ON, writes_git_config
 from goosectx.protected_paths import Where, protected_write
+from goosectx.shell_builtins import SHELLS
 from goosectx.shell_unwrap import HANDS_ON, handed
 from goosectx.unmodelled_writes import line_assignments
 
@@ -49,11 +50,13 @@ its hash): no write."""
 def git_environment(name: str, args: list[str], where: Where | None, line: str) -> str | None:
     """Why git, given the variables ``line`` sets, writes where a later command runs, or ``None``.
 
-    ``name ARGS``: ``git …`` (the line's assignments: ``X=v git``, ``export X=v; git``) or
+    ``name ARGS``: ``git …`` (the line's assignments: ``X=v git``, ``export X=v; git``), a
+    build tool or shell whose scripts may run git (``GIT_WORK_TREE=.git make``, ``… bash x.sh``:
+    :data:`goosectx.git_config_writes.PASSES_ON`, the same assignments) or
     ``env X=v …``, ``sudo --user root X=v …`` (their own, as :func:`goosectx.shell_unwrap.handed`
     reads them); each variable's every value is judged.
     """
-    if name == "git":
+    if name == "git" or name in PASSES_ON or name in SHELLS:  # GIT_WORK_TREE=.git make: its git
         given = line_assignments(line, computed=True) if line else {}
     elif name in HANDS_ON:  # env -u X GIT_WORK_TREE=.git git, sudo --user root VAR=value git
         found: dict[str, tuple[str, ...]] = {}

@@ -293,9 +293,18 @@ _WRITTEN_FILES = {
     "git archive": (Option(Does.OUTPUT, letters="o", valued="o"),),
     "git format-patch": (Option(Does.INTO, longs=("--output-directory",), letters="o",
                                 valued="ov"),),
+    "git read-tree": (Option(Does.OUTPUT, longs=("--index-output",)),),
+    "git fast-export": (Option(Does.OUTPUT, longs=("--export-marks",)),),
+    "git fast-import": (Option(Does.OUTPUT, longs=("--export-marks", "--export-pack-edges")),),
+    **dict.fromkeys(("git commit-graph", "git multi-pack-index"), (
+        Option(Does.INTO, longs=("--object-dir",)),)),
+    **dict.fromkeys(("git bugreport", "git diagnose"), (
+        Option(Does.INTO, longs=("--output-directory",), letters="o", valued="os"),)),
 }
 """Files and dirs a program writes as its rule lets it (:data:`JUDGED_OUTPUT`); ``git
-checkout-index --prefix=P`` writes ``P`` + each path."""
+checkout-index --prefix=P`` writes ``P`` + each path, ``git read-tree --index-output=F`` an
+index, ``fast-export|fast-import --export-marks=F`` its marks, ``commit-graph|multi-pack-index
+--object-dir=D`` files in D, ``bugreport|diagnose -o D`` a report in D."""
 _RUSTC = (Option(Does.RUNS, starts=_RUSTC_RUNS),)
 _FILTER_REPO = (Option(Does.RUNS, starts=tuple(f"--{kind}-callback" for kind in (
     "blob", "commit", "filename", "message", "name", "email", "refname", "tag", "reset",

@@ -282,7 +282,7 @@ def _normalise(words: list[Word], r: _Reading, depth: int,  # noqa: C901, PLR091
             r.beyond += filter(None, [output_beyond(name, args)])
         r.where = chdir_where(name, args, r.where)  # env -C .git tee HEAD: its command's dir
         if name in SHELLS or name in SU_LIKE or name in ("eval", "trap", "env"):
-            inner = inner_line(name, args)  # env: its -S STRING (shell_wrappers.env_split_line)
+            inner = inner_line(name, args)  # env: its -S STRING (shell_unwrap.env_split_line)
             if inner is not None:
                 _add_line(inner, r, depth, fixed, name)
                 return
@@ -368,12 +368,13 @@ def _run_by(name: str, words: list[Word], r: _Reading, depth: int) -> None:
     verbs = SUBCOMMAND_RUNNERS.get(name, ())
     verb_at = next((i for i, a in enumerate(args) if a in verbs), None)
     starter = name if verb_at is None else f"{name} {args[verb_at]}"  # uv run pytest
-    for reading in runner_readings(name, words, verb_at, starts) if bool(verbs) == (
-            verb_at is not None) else ():
+    readings, reads = runner_readings(name, words, verb_at, starts) if bool(verbs) == (
+        verb_at is not None) else ([], starts)  # reads: chrt 5 env … from env, not from 5
+    for reading in readings:
         if not (name in LINE_RUNNERS and reading and any(c.isspace() for c in reading[0].value)):
             _starts(starter, reading, r)  # an allow rule must cover each: shell(uv run*) + pytest's
     before, tried, r.tried = len(r.forms), r.tried, True
-    for start in starts:
+    for start in reads:
         _normalise(words[start:], r, depth + 1)
     r.tried = tried
     if name in LINE_RUNNERS:  # parallel 'rm {}' ::: x, entr -s 'ls; rm x': a line of its own

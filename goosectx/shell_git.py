@@ -186,7 +186,7 @@ def git_lines(args: list[str]) -> list[str]:
         if word == "--":
             break
         value = args[i + 1] if i + 1 < len(args) else ""
-        if word == "-c" and (line := _config_line(value)):
+        if (line := _config_line(_setting(args, i, at))):  # -c K=V, clone --config K=V
             lines.append(line)
         elif any(long_option(word, o) for o in (*_PACK_OPTIONS, *_SUB_LONGS.get(sub, ()))) or (
                 sub == "filter-branch" and re.fullmatch(r"--[a-z-]*(?:filter|setup)(=.*)?", word)):
@@ -207,6 +207,22 @@ def git_lines(args: list[str]) -> list[str]:
     return [line for line in lines if line]
 
 
+def _setting(args: list[str], i: int, at: int) -> str:
+    """The ``KEY=VALUE`` that ``args[i]`` sets for this git, or ``""``.
+
+    ``-c K=V`` (git's, clone's), ``clone --config K=V`` (any prefix git takes: ``--conf=K=V``),
+    ``clone -cK=V``: the clone's config, which its checkout's hooks already obey.
+    """
+    word = args[i]
+    if word == "-c":
+        return args[i + 1] if i + 1 < len(args) else ""
+    if i <= at or args[at:at + 1] != ["clone"]:
+        return ""
+    if long_option(word, "--config"):
+        return word.partition("=")[2] if "=" in word else value_at(args, i + 1) or ""
+    return word[2:] if word[:2] == "-c" and word[2:3] != "-" else ""
+
+
 def git_hidden(args: list[str]) -> str | None:
     """Why ``git ARGS`` runs text the rules cannot read, or ``None``.
 
@@ -224,8 +240,7 @@ def git_hidden(args: list[str]) -> str | None:
     if _HIDDEN_KEYS.fullmatch(key.lower()) and value not in ("", "/dev/null", "never"):
         return f"git config {key} makes later git commands run commands the rules cannot read"
     for i, word in enumerate(args):
-        setting = args[i + 1] if word == "-c" and i + 1 < len(args) else ""
-        key, _, value = setting.partition("=")
+        key, _, value = _setting(args, i, at).partition("=")  # git -c K=V, clone --config
         if _HIDDEN_KEYS.fullmatch(key.lower()) and value not in ("", "/dev/null", "never"):
             return f"git -c {key} makes git run commands the rules cannot read"
         if _MADE.search(key):  # git -c "$K=rm": core.pager, maybe

@@ -293,8 +293,8 @@ class _Lexer(CondScanner):
             if "$'" in target.raw:  # bash decodes it: where the body ends is not read here
                 self.parts.append(Part(unreadable="its here-document delimiter has $'…'"))
             self.heredocs.append((target.value, quoted, op == "<<-"))
-        elif op == "<<<":
-            pass  # a here-string: data for the command
+        elif op == "<<<":  # a here-string: data for the command (read B <<< X: B's value)
+            part.here_string = target.value
         elif not (op.endswith("&") and re.fullmatch(r"\d+-?|-", target.value)
                   or _null_device(target)):
             shown = "<" if op in ("<", "<&") else ">>" if op == ">>" else ">"

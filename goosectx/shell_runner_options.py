@@ -124,6 +124,15 @@ GRAMMARS: dict[str, Grammar] = {
         "--all", "--localalloc", "--balancing", "--show", "--hardware", "--help"), (
         "--interleave", "--preferred", "--physcpubind", "--cpunodebind", "--membind",
         "--weighted-interleave", "--preferred-many")),
+    "prlimit": Grammar("po", 0, "cdefilmnqrstuvxy", (
+        "--noheadings", "--raw", "--verbose", "--help", "--version", "--core", "--data",
+        "--nice", "--fsize", "--sigpending", "--memlock", "--rss", "--nofile", "--msgqueue",
+        "--rtprio", "--stack", "--cpu", "--nproc", "--as", "--locks", "--rttime"), (
+        "--pid", "--output")),  # prlimit --nofile=1024 CMD: a limit's value only with `=`
+    "cpulimit": Grammar("lpePcs", 0, "", (
+        "--lazy", "--include-children", "--verbose", "--kill", "--restore", "--background",
+        "--quiet", "--monitor-forks", "--help"), (
+        "--limit", "--pid", "--exe", "--path", "--cpu", "--signal")),
     "sops exec-env": Grammar("", 1, "", ("--background", "--no-fifo", "--pristine",
                                          "--same-process"), ("--user",)),
 }
@@ -161,10 +170,10 @@ def runner_grammars(name: str, args: list[str], verb_at: int | None) -> list[str
     key = name if verb_at is None else f"{name} {args[verb_at]}"
     if key not in GRAMMARS:
         return None
-    if key in ("taskset", "chrt") and any(
+    if key in ("taskset", "chrt", "prlimit", "cpulimit") and any(
             long_option(a, "--pid") if a.startswith("--") else "p" in a
             for a in takewhile(lambda a: a.startswith("-"), args)):
-        return []  # taskset -p MASK PID
+        return []  # taskset -p MASK PID, prlimit -p PID, cpulimit -p PID -l 50
     return [key, "runuser USER"] if key == "runuser" else [key]
 
 

@@ -52,8 +52,7 @@ from goosectx.shell_runner_options import dotenv_start, watch_lines
 from goosectx.shell_scripts import runs_in_language
 from goosectx.shell_sed import sed_runs, sed_script
 from goosectx.shell_transfers import transfer_commands, transfer_lines
-from goosectx.shell_unwrap import handed
-from goosectx.shell_wrappers import env_split_strings
+from goosectx.shell_unwrap import env_split_strings, handed
 
 CONTAINERS = frozenset({"docker", "podman", "nerdctl", "kubectl"})
 """Container tools: what their ``exec`` / ``run`` runs may be anything in the container."""

@@ -12,14 +12,16 @@ Core module: no printing.
 
 from __future__ import annotations
 
+import re
+import shlex
+from collections.abc import Iterator
 from itertools import takewhile
 
 from goosectx.shell_builtins import SHELLS, shell_line
 from goosectx.shell_lexer import Word
-from goosectx.shell_options import long_option, short_value, su_line
+from goosectx.shell_options import ENV_VALUED, long_option, short_value, su_line
 from goosectx.shell_runner_options import GRAMMARS, MARKED, Grammar, runner_grammars
 from goosectx.shell_words import ASSIGNMENT_WORD
-from goosectx.shell_wrappers import env_split_line, env_split_strings
 
 # wrapper → (options that take a value, positional words before the command)
 WRAPPERS: dict[str, tuple[str, int]] = {
@@ -111,6 +113,47 @@ def handed(name: str, args: list[str] | tuple[str, ...]) -> list[str]:
         name in ("run0", "systemd-run") and a.startswith(p)))] if ASSIGNMENT_WORD.match(word)]
 
 
+_ENV_SPLIT = Grammar("uCa", 0, "", LONG_OPTIONS["env"][0], ENV_VALUED, "S", ("--split-string",))
+"""env's options with ``-S STRING`` / ``--split-string=STRING`` as the line it runs."""
+
+
+def env_split_strings(args: list[str]) -> Iterator[tuple[str, int]]:
+    """Each ``STRING`` of env's ``-S STRING`` in ``args``, with where the words after it start.
+
+    Walked by :func:`unwrap` as env's other options are: ``-S'rm x'``, ``-iS 'rm x'``,
+    ``--split-string=…`` (any prefix getopt takes: ``--s=…``); ``-u NAME``, ``-C DIR``, ``-a
+    ARG0`` (clustered too: ``-iuNAME``) and ``--unset`` / ``--chdir`` / ``--argv0`` skip their
+    value; a word that is no option and no ``NAME=VALUE`` is the command, whose own ``-S`` is
+    not env's. It goes on after a ``-S`` (the words of its string come first, so a later ``-S``
+    may be the command's: reading it too only asks more).
+    """
+    words, start = [Word(a, a) for a in args], 0
+    while start < len(words):
+        at: list[int] = []
+        first = unwrap("env", words, start, grammar=_ENV_SPLIT, given_at=at)[0]
+        if not at or not first:  # no -S, or a -S with no string (env -S)
+            return
+        start = len(words) - len(first) + 1
+        yield first[0].value, start
+
+
+def env_split_line(args: list[str]) -> str | None:
+    r"""The command line ``env … -S STRING ARGS…`` runs, or ``None`` (no ``-S``).
+
+    env splits STRING into words and reads them as its own arguments, followed by ARGS:
+    ``env -S 'python3 -u' x.py`` runs ``env python3 -u x.py``. A word starting with ``#``
+    makes the rest of STRING a comment (ARGS still follow it); a string with ``\`` or ``$``
+    is unreadable (:func:`goosectx.shell_runners.hidden_program`).
+    """
+    found = next(env_split_strings(args), None)
+    if found is None:
+        return None
+    string, after = found
+    comment = re.search(r"(?:^|[ \t])#", string)  # env's comment: ARGS still follow
+    string = string[:comment.start()] if comment else string
+    return " ".join(["env", string, *(shlex.quote(a) for a in args[after:])])
+
+
 def inner_line(name: str, args: list[str]) -> str | None:
     """The command string of ``bash -c STRING``, ``su -c STRING``, ``env -S STRING``, ``eval``."""
     if name == "eval":
@@ -127,7 +170,7 @@ def inner_line(name: str, args: list[str]) -> str | None:
 
 def unwrap(name: str, words: list[Word], start: int = 0,  # noqa: C901, PLR0912
             budget: list[int] | None = None, grammar: Grammar | None = None,
-            ) -> list[list[Word]]:
+            given_at: list[int] | None = None) -> list[list[Word]]:
     """The command a wrapper runs: its options, values and leading positionals skipped.
 
     A cluster of short options is read as getopt reads it (``sudo -Eu root rm``: ``-u``
@@ -141,7 +184,9 @@ def unwrap(name: str, words: list[Word], start: int = 0,  # noqa: C901, PLR0912
     ``grammar``: the options of a runner the tables do not hold (``setarch``, ``su``:
     :mod:`goosectx.stdin_shells`), read past its positionals as GNU getopt permutes them
     (``setarch x86_64 -R``, ``su root -c CMD``); an option of its ``given``/``long_given``
-    takes the command line the runner runs (``su -c CMD``), whose reading starts there.
+    takes the command line the runner runs (``su -c CMD``), whose reading starts there;
+    ``given_at`` is given the index of that option's word (the first reading is then the line
+    and the words after it: :func:`env_split_strings`).
     """
     budget = [8] if budget is None else budget
     spec = grammar or Grammar(*_SPECS[name], _OPTIONAL.get(name, ""), *_LONG.get(name, ((), ())))
@@ -152,7 +197,7 @@ def unwrap(name: str, words: list[Word], start: int = 0,  # noqa: C901, PLR0912
     while i < len(args):
         word = args[i]
         if grammar is not None and positionals and (word[:1] != "-" or word == "-") and not (
-                name == "su" and word == "-"):
+                name in ("su", "runuser") and word == "-"):
             positionals, i = positionals - 1, i + 1  # setarch ARCH -R: options after it
             continue
         if word == "--":
@@ -162,13 +207,15 @@ def unwrap(name: str, words: list[Word], start: int = 0,  # noqa: C901, PLR0912
             i += 1  # env NAME=VALUE: any name, a-b=1 too
             continue
         if not word.startswith("-") or word == "-":
-            if name in ("env", "su") and word == "-":
-                i += 1  # env -: an empty environment; su -: a login shell
+            if name in ("env", "su", "runuser") and word == "-":
+                i += 1  # env -: an empty environment; su -, runuser -: a login shell
                 continue
             break
         if word.startswith("--"):
             if any(long_option(word, o) for o in spec.long_given):  # su --command=CMD
                 value = word.partition("=")[2]
+                if given_at is not None:
+                    given_at.append(i)
                 return [[Word(value, value), *words[i + 1:]] if "=" in word else words[i + 1:],
                         *others]
             takes = _long_takes(spec, word)
@@ -189,6 +236,8 @@ def unwrap(name: str, words: list[Word], start: int = 0,  # noqa: C901, PLR0912
         short = short_value(args, i, with_value, spec.optional)
         if short.letter and short.letter in spec.given:  # su -c CMD, script -qcCMD
             attached = short.next == i + 1 and short.value is not None
+            if given_at is not None:
+                given_at.append(i)
             return [[Word(short.value or "", short.value or ""), *words[i + 1:]] if (
                 attached) else words[i + 1:], *others]
         if short.letter and short.letter in _TWO_READINGS.get(name, "") and budget[0] > 0:
@@ -205,30 +254,37 @@ _INPUT_SOURCES = frozenset({":::", "::::", ":::+", "::::+"})
 
 
 def runner_readings(name: str, words: list[Word], verb_at: int | None,
-                    starts: list[int]) -> list[list[Word]]:
-    """The commands runner ``name WORDS`` may start: an allow rule must cover each.
+                    starts: list[int]) -> tuple[list[list[Word]], list[int]]:
+    """The commands runner ``name WORDS`` may start, and where their forms are read from.
 
-    Read by its options' grammar (:func:`goosectx.shell_runner_options.runner_grammars`;
-    ``verb_at``: the index of its running subcommand, ``uv run``); ``kubectl exec … -- CMD``:
-    after the ``--`` (:data:`~goosectx.shell_runner_options.MARKED`); any other runner from
+    An allow rule must cover each command. Read by its options' grammar
+    (:func:`goosectx.shell_runner_options.runner_grammars`; ``verb_at``: the index of its
+    running subcommand, ``uv run``); ``kubectl exec … -- CMD``: after the ``--``
+    (:data:`~goosectx.shell_runner_options.MARKED`); any other runner from
     each word where its command may start (``starts``:
     :func:`goosectx.shell_runners.runner_starts`), for ``parallel CMD ::: A`` none among its
-    inputs.
+    inputs. The forms are read from each of ``starts``; for a runner read by its grammar
+    (``chrt``, ``taskset``, ``numactl``, ``prlimit``, ``cpulimit``, ``strace`` …) first where its
+    readings start, so the reason names its command (``chrt 5 env GIT_WORK_TREE=.git …``: at
+    ``env``, before ``5``, its priority, which the backstop takes for a program it does not
+    know; a deny rule matching a later candidate still asks: ``uv run pytest -k rm``).
     """
     args = [w.value for w in words]
     marks = MARKED.get(name if verb_at is None else f"{name} {args[verb_at]}", ())
     if (at := next((i for i in range(verb_at or 0, len(args)) if args[i] in marks), None)):
-        return [words[at + 1:]]  # kubectl exec POD -c C -- CMD, nix develop -c CMD
+        return [words[at + 1:]], starts  # kubectl exec POD -c C -- CMD, nix develop -c CMD
     if name in ("parallel", "sem"):  # parallel -j 4 pytest {} ::: a: read by its grammar
         given = [one for one in unwrap(name, words) if one and one[0].value not in _INPUT_SOURCES]
         inputs = next((i for i, a in enumerate(args) if a in _INPUT_SOURCES), len(args))
         return given or [words[s:] for s in starts if s > inputs and (  # parallel ::: 'rm x'
-            args[s] not in _INPUT_SOURCES)]
+            args[s] not in _INPUT_SOURCES)], starts
     keys = runner_grammars(name, args, verb_at)
     if keys is not None:
         start = 0 if verb_at is None else verb_at + 1
-        return [reading for key in keys for reading in unwrap(key, words, start)]
-    return [words[s:] for s in starts]
+        readings = [reading for key in keys for reading in unwrap(key, words, start)]
+        read = sorted({len(words) - len(one) for one in readings if one})
+        return readings, [*read, *(s for s in starts if s not in read)]
+    return [words[s:] for s in starts], starts
 
 
 def _long_takes(spec: Grammar, word: str) -> bool | None:

@@ -100,6 +100,9 @@ class Part:
     here: str = ""
     """Its own here-document or here-string: ``literal`` (``<<'EOF'``, ``<<< 'x'``), ``body``
     (``<<EOF``: bash expands ``$`` and backticks in the body), ``expands`` (``<<< "$(…)"``)."""
+    here_string: str = ""
+    """Its here-string's word after quote removal (``read B <<< .git/hooks``: ``.git/hooks``),
+    what :mod:`goosectx.assigned_values` reads a ``read``'s values from."""
     input_of: Part | None = None
     """A plain input redirection's part (``< FILE``, ``0< FILE``; not ``<>``, ``<&``): the
     command it gives FILE to read, which reads it as one naming it does (``wc -l < f``)."""

@@ -5,7 +5,8 @@ docs/architecture.md §4, clause 2 of the one approval decision: part of how
 is clear the command is read like ``sh -c``'s (:func:`started_commands`): ``find … -exec CMD
 ;``, every ``fd … -x CMD`` / ``-X CMD`` (``--exec``, ``--exec-batch``), what a terminal
 multiplexer starts (tmux, screen, dtach, abduco, zellij: :mod:`goosectx.shell_terminals`), and
-the string of ``env -S STRING ARGS…`` (:func:`env_split_line`), the command of ``cmake -E
+the string of ``env -S STRING ARGS…`` (:func:`goosectx.shell_unwrap.env_split_line`), the
+command of ``cmake -E
 env|time|chdir`` (a file command as the one doing the same: ``-E rm``) and the shell ``capsh --
 ARGS`` starts. What such a program would run from text the rules cannot read makes the command
 unreadable (asked about under shell deny/ask rules): keys typed into a session, tmux or screen
@@ -22,11 +23,10 @@ from __future__ import annotations
 
 import re
 import shlex
-from collections.abc import Iterator
 
 from goosectx.shell_builtins import reads_stdin
 from goosectx.shell_multicall import LOADER
-from goosectx.shell_options import ENV_VALUED, long_option, value_at
+from goosectx.shell_options import value_at
 from goosectx.shell_terminals import TERMINALS, Started, terminal_commands
 from goosectx.shell_words import ASSIGNMENT_WORD, Word
 
@@ -301,51 +301,3 @@ def _expect(args: list[str], fed: bool) -> Started:
             return Started(unreadable="expect runs a script the rules do not read (-c, -i)")
         i += 2 if word == "-D" else 1
     return stdin
-
-
-# -- env -S --------------------------------------------------------------------------------
-def env_split_strings(args: list[str]) -> Iterator[tuple[str, int]]:
-    """Each ``STRING`` of env's ``-S STRING`` in ``args``, with where the words after it start.
-
-    The one walk of env's options: ``-S'rm x'``, ``-iS 'rm x'``, ``--split-string=…`` (any
-    prefix getopt takes: ``--s=…``); ``-u NAME``, ``-C DIR``, ``-a ARG0`` (clustered too:
-    ``-iuNAME``) and ``--unset`` / ``--chdir`` / ``--argv0`` skip their value; a word that is
-    no option and no ``NAME=VALUE`` is the command, whose own ``-S`` is not env's. It goes on
-    after a ``-S`` (the words of its string come first, so a later ``-S`` may be the command's:
-    reading it too only asks more).
-    """
-    i = 0
-    while i < len(args):
-        word, string, separate = args[i], None, False
-        cluster = re.match(r"-([a-zA-Z]*?)([uCaS])(.*)", word)
-        if long_option(word, "--split-string"):  # --s=…: getopt takes a prefix
-            separate = "=" not in word
-            string = value_at(args, i + 1) if separate else word.partition("=")[2]
-        elif cluster and not word.startswith("--"):
-            separate = not cluster[3]  # -u NAME, -S STRING: the next word is the value
-            string = (cluster[3] or value_at(args, i + 1)) if cluster[2] == "S" else None
-        elif "=" not in word and any(long_option(word, o) for o in ENV_VALUED):
-            separate = True
-        elif not word.startswith("-") and "=" not in word:
-            return  # env's command: a -S after it is the command's
-        i += separate
-        if string is not None:
-            yield string, i + 1
-        i += 1
-
-
-def env_split_line(args: list[str]) -> str | None:
-    r"""The command line ``env … -S STRING ARGS…`` runs, or ``None`` (no ``-S``).
-
-    env splits STRING into words and reads them as its own arguments, followed by ARGS:
-    ``env -S 'python3 -u' x.py`` runs ``env python3 -u x.py``. A word starting with ``#``
-    makes the rest of STRING a comment (ARGS still follow it); a string with ``\`` or ``$``
-    is unreadable (:func:`goosectx.shell_runners.hidden_program`).
-    """
-    found = next(env_split_strings(args), None)
-    if found is None:
-        return None
-    string, after = found
-    comment = re.search(r"(?:^|[ \t])#", string)  # env's comment: ARGS still follow
-    string = string[:comment.start()] if comment else string
-    return " ".join(["env", string, *(shlex.quote(a) for a in args[after:])])

@@ -2,14 +2,14 @@
 
 docs/architecture.md §4, clause 2 of the one approval decision: part of how
 :mod:`goosectx.shell_hidden` reads a command for the shell's permission rules. ``setarch
-x86_64``, ``unshare -r``, ``fakeroot``, ``chroot /``, ``su``, ``sudo -s``, ``script -q
-/dev/null``, ``nix-shell`` … with no command start a shell (``$SHELL``, ``/bin/sh``), which runs
-each line its standard input gives (``echo 'rm -rf src' | setarch x86_64``, ``sudo -s <
-x.sh``); ``parallel`` without a command runs each line it reads as one (``parallel <
-cmds.txt``). Such a runner is judged as ``bash`` fed the same input: its commands are not read
-here, so the call asks (:func:`stdin_shell`). A command given (``unshare -r ls``, ``su -c
-'…'``, ``nix-shell --run '…'``) is read where runners' commands are. What the command text
-shows, not a sandbox.
+x86_64``, ``unshare -r``, ``fakeroot``, ``chroot /``, ``su``, ``runuser USER``, ``sudo -s``,
+``script -q /dev/null``, ``nix-shell`` … with no command start a shell (``$SHELL``,
+``/bin/sh``), which runs each line its standard input gives (``echo 'rm -rf src' | setarch
+x86_64``, ``sudo -s < x.sh``); ``parallel`` without a command runs each line it reads as one
+(``parallel < cmds.txt``). Such a runner is judged as ``bash`` fed the same input: its commands
+are not read here, so the call asks (:func:`stdin_shell`). A command given (``unshare -r
+ls``, ``su -c '…'``, ``nix-shell --run '…'``) is read where runners' commands are. What the
+command text shows, not a sandbox.
 
 Core module: no printing.
 """
@@ -17,6 +17,7 @@ Core module: no printing.
 from __future__ import annotations
 
 from goosectx.shell_lexer import Word
+from goosectx.shell_options import long_option
 from goosectx.shell_runner_options import GRAMMARS, Grammar
 from goosectx.shell_unwrap import unwrap
 
@@ -25,6 +26,7 @@ _ALL = 1 << 16
 _ARCH = Grammar()
 _NEEDS = {"sudo": ("-s", "-i", "--shell", "--login"), "doas": ("-s",)}
 """Options without which the runner starts no shell (``sudo -s``, ``sudo -i``, ``doas -s``)."""
+_RUNUSER = GRAMMARS["runuser"]._replace(given="c", long_given=("--command",))
 _SHAPES: dict[str, Grammar | None] = {
     "setarch": Grammar(positionals=1), "linux32": _ARCH, "linux64": _ARCH, "i386": _ARCH,
     "x86_64": _ARCH,
@@ -49,7 +51,7 @@ _SHAPES: dict[str, Grammar | None] = {
                                             "--kernel-release", "--verbose")),
     "schroot": Grammar("cud", 0, "", (), ("--chroot", "--user", "--directory")),
     "fakeroot": None, "chroot": None, "unshare": None, "nsenter": None, "parallel": None,
-    "runuser": GRAMMARS["runuser"]._replace(given="c", long_given=("--command",)),
+    "runuser": _RUNUSER,
 }
 """The runners that start a shell when they are given no command, and how their words read:
 ``None``, by :func:`goosectx.shell_unwrap.unwrap`'s own table (the wrappers' and
@@ -57,6 +59,8 @@ _SHAPES: dict[str, Grammar | None] = {
 too, past their positionals (``setarch x86_64 -R``) and up to a command line they are given
 (``su -c CMD``, ``nix-shell --run CMD``: read elsewhere)."""
 _SEPARATORS = frozenset({":::", ":::+", "::::", "::::+"})
+_RUNUSER_SU = _RUNUSER._replace(positionals=1)
+"""``runuser USER [ARGS]`` (no ``-u``): su's form, USER a positional and ARGS its shell's."""
 
 
 def stdin_shell(name: str, args: list[str]) -> str | None:
@@ -76,8 +80,11 @@ def stdin_shell(name: str, args: list[str]) -> str | None:
         if cut < len(rest) and rest[cut] in (":::", ":::+"):
             return None
         rest = rest[:cut]
-    needs = _NEEDS.get(key, ())
-    if all(unwrap(key, [Word(a, a) for a in rest], grammar=_SHAPES[key])) or needs and not any(
+    needs, grammar = _NEEDS.get(key, ()), _SHAPES[key]
+    if key == "runuser" and not any(long_option(a, "--user") if a[:2] == "--" else (
+            a[:1] == "-" and "u" in a[1:]) for a in rest):  # runuser bob: a shell, as su bob
+        grammar = _RUNUSER_SU
+    if all(unwrap(key, [Word(a, a) for a in rest], grammar=grammar)) or needs and not any(
             a in needs or a[:1] == "-" and a[1:2] != "-" and any(
                 n[1] in a[1:] for n in needs if n[1:2] != "-") for a in rest):
         return None

@@ -25,6 +25,7 @@ from functools import lru_cache
 from itertools import dropwhile
 from pathlib import Path
 
+from goosectx.assigned_values import PLACEHOLDER, builtin_values, fill, substitution_outputs
 from goosectx.git_config_writes import MODELLED
 from goosectx.option_programs import COMPILER
 from goosectx.option_table import OPTIONS
@@ -257,15 +258,43 @@ _OUTPUT_DIR = re.compile(r"^(?:\$\(…\)|`…`)/")
 def line_values(value: str, line: str) -> list[str]:
     """``value`` with each variable ``line`` gives values put in, one path per value.
 
+    A command substitution whose output the line shows is put in too (``$(echo .git)/x``), and
+    a default or alternate value's WORD (``${d:-.git}``) beside the word as written.
+
     ``[value]`` when ``line`` sets none of its variables.
     """
     assigned = line_assignments(line) if line else {}
-    found = [value]
+    found = list(_substituted(line).get(value, (value,))) if PLACEHOLDER.search(value) else [value]
+    for match in _DEFAULTED.finditer(value):  # ${d:-.git}, ${HOME:+.git}: WORD, or as written
+        found += [v.replace(match[0], match[3], 1) for v in found]
     for match in VARIABLE_EXPANSION.finditer(value):
         name = match[1] or match[2]
         if name in assigned:
             found = [v.replace(match[0], one, 1) for v in found for one in assigned[name]]
     return found[:64]
+
+
+_DEFAULTED = re.compile(r"\$\{([A-Za-z_]\w*)(:?[-+=])([^}$`'\"\\]*)\}")
+"""``${NAME:-WORD}``, ``${NAME:+WORD}``, ``${NAME:=WORD}`` (and without ``:``): WORD may be the
+value."""
+
+
+@lru_cache(maxsize=16)
+def _substituted(line: str) -> dict[str, tuple[str, ...]]:
+    """Each word of ``line`` with a command substitution whose output the line shows, filled in.
+
+    ``cp x $(echo .git/hooks)/pre-commit``: ``$(…)/pre-commit`` is ``.git/hooks/pre-commit``
+    (:func:`goosectx.assigned_values.substitution_outputs`).
+    """
+    found: dict[str, list[str]] = {}
+    parts = lex(line)
+    for part, outputs in zip(parts, substitution_outputs(parts), strict=True):
+        for word in part.words:
+            count = len(PLACEHOLDER.findall(word.value))
+            mine, outputs = outputs[:count], outputs[count:]
+            if count and (filled := fill(word.value, mine)) != word.value:
+                found.setdefault(word.value, []).append(filled)
+    return {k: tuple(v) for k, v in found.items()}
 
 
 @lru_cache(maxsize=16)
@@ -274,16 +303,25 @@ def line_assignments(line: str, computed: bool = False) -> dict[str, tuple[str, 
 
     Each simple command's assignments before its program, after the reserved words that may
     start it (``if true; then D=.git; fi``, ``{ D=.git; }``, ``do export D=.git``), those of
-    ``export``/``declare``/``local``, and those of the line ``eval`` runs (``eval D=.git``).
+    ``export``/``declare``/``local``, and those of the line ``eval`` runs (``eval D=.git``);
+    what ``read``/``mapfile`` read from a here-string, ``printf -v`` prints and an ``echo`` or
+    ``printf`` substitution prints (``B=$(echo .git/hooks)``: :mod:`goosectx.assigned_values`).
 
     ``computed``: an assignment's value bash expands is kept as written too
     (``GIT_TRACE=$PWD/.git/config``: :mod:`goosectx.git_environment`).
     """
     found: dict[str, list[str]] = {}
-    for part in lex(line):
+    parts = lex(line)
+    for part, outputs in zip(parts, substitution_outputs(parts), strict=True):
         words = after_keywords(part.words, part.piped)  # then B=.git/hooks, { B=…; }, ! B=…
         if words[:1] and words[0].value == "time" and not part.piped:  # time -p B=.git/hooks
             words = list(dropwhile(lambda w: w.value in ("-p", "--"), words[1:]))  # a keyword
+        if given := builtin_values([w.value for w in words], part.here_string,
+                                   found.get("IFS", [" \t\n"])[-1]):  # IFS=:; read A B <<< …
+            for key, val in given:  # read B <<< .git/hooks, printf -v B %s .git/hooks
+                if (vals := _known(val, found)) != [val] or computed or not _RUN_TIME.search(val):
+                    found.setdefault(key, []).extend(vals)
+            continue
         if words[:1] and words[0].value in ("for", "select") and len(words) > 2 and (
                 words[2].value == "in"):
             found.setdefault(words[1].value, []).extend(
@@ -297,8 +335,9 @@ def line_assignments(line: str, computed: bool = False) -> dict[str, tuple[str, 
         for word in words[1:] if words[:1] and words[0].value in DECLARATIONS else words:
             if ASSIGNMENT_WORD.match(word.value):
                 key, _, val = word.value.partition("=")
+                val = fill(val, outputs) if word.expands else val  # B=$(echo .git/hooks)
                 vals = _known(val, found) if word.expands else [val]  # E=$D/hooks
-                if word.expands and vals == [val] and not computed:
+                if word.expands and vals == [val] and _RUN_TIME.search(val) and not computed:
                     continue  # H=$(mktemp): not known here (kept as written if computed)
                 if key.endswith("+"):  # D=.g; D+=it: .git
                     key = key[:-1]

@@ -89,3 +89,19 @@ def test_a_command_given_past_options_or_positionals_is_read_not_asked_as_a_shel
     "echo x | unshare -r cat", "echo x | su root -c cat", "echo x | chroot / cat"])
 def test_a_runner_fed_input_with_a_command_still_runs(command: str) -> None:
     assert action(DENY_RM, command) == "run"
+
+
+# round 31 (appr31c): `runuser USER` without -u is su's form: it starts USER's shell, which runs
+# what its input gives; it ran, read as the program USER.
+@pytest.mark.parametrize("runner", ["runuser bob", "runuser - bob", "runuser -l bob",
+                                    "runuser bob -s /bin/sh", "runuser -u bob"])
+def test_runuser_with_a_user_and_no_command_asks_as_su_does(runner: str) -> None:
+    check_under_deny_rm(f"echo 'rm -rf src' | {runner}", "ask")
+    assert "runuser has no command of its own" in shell_verdict(DENY_RM, runner).reason
+
+
+@pytest.mark.parametrize("command", [
+    "runuser -u bob make", "runuser --user=bob pytest -q", "runuser -u bob -- npm test",
+    "echo x | runuser -u bob cat", "runuser bob -c make"])
+def test_runuser_with_a_command_still_runs(command: str) -> None:
+    assert action(DENY_RM, command) == "run"

@@ -201,3 +201,19 @@ def test_ssh_agent_and_logsave_otherwise_run(command: str) -> None:
                                      "perf mem record rm -f v", "perf sched record -- rm -f v"])
 def test_more_perf_subcommands_that_run_a_command_ask(command: str) -> None:
     assert verdict(DENY_RM, command) == "ask", command
+
+
+# round 31 (appr31c): env -S's strings are found by shell_unwrap.unwrap's walk of env's options
+# (a walker of its own before); what a deny rule sees through each form is unchanged.
+@pytest.mark.parametrize(("command", "expected"), [
+    ("env -S 'rm x'", "deny"), ("env -S'rm x'", "deny"), ("env -iS 'rm x'", "deny"),
+    ("env --split-string='rm x'", "deny"), ("env --s='rm x'", "deny"),
+    ("env -u HOME -S 'rm x'", "deny"), ("env -iuHOME -S 'rm x'", "deny"),
+    ("env -C /tmp -S 'rm x'", "deny"), ("env --unset HOME -S 'rm x'", "deny"),
+    ("env A=1 -S 'rm x'", "deny"), ("env - -S 'rm x'", "deny"),
+    ("env -S 'ls -l' -S 'rm x'", "run"),  # ls -l -S 'rm x': the later -S is ls's
+    ("env -S 'python3 -u' x.py", "run"), ("env -u -S ls", "run"),  # -u takes -S: ls runs
+    ("env ls -S 'rm x'", "run"),  # ls's own -S
+])
+def test_env_split_strings_are_read_by_the_one_walker(command: str, expected: str) -> None:
+    assert verdict(DENY_RM, command) == expected, command

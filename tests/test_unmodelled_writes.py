@@ -214,3 +214,23 @@ def test_git_s_environment_set_after_a_reserved_word_is_read(project: Path,
 def test_reserved_words_before_harmless_assignments_still_run(project: Path,
                                                               command: str) -> None:
     assert shell_verdict(DENY_RM, command, "auto", working_dir=project).action == "run"
+
+
+
+# round 31 (appr31c, test31c finding 4): git's environment handed to a build tool or a shell
+# script reaches the git inside it (GIT_WORK_TREE=.git make ran under a deny rule).
+@pytest.mark.parametrize("command", [
+    "GIT_WORK_TREE=.git make", "export GIT_WORK_TREE=.git; make", "GIT_WORK_TREE=.git bash s.sh",
+    "GIT_WORK_TREE=.git npm test", "export GIT_INDEX_FILE=.venv/x.pth; pytest -q"])
+def test_git_s_environment_handed_to_a_build_tool_or_script_is_judged(project: Path,
+                                                                      command: str) -> None:
+    verdict = shell_verdict(DENY_RM, command, "auto", working_dir=project)
+    assert verdict.action == "ask" and verdict.reason.startswith("it sets GIT_"), verdict.reason
+
+
+@pytest.mark.parametrize("command", [
+    "GIT_WORK_TREE=docs make", "make GIT_DIR_NAME=x", "GIT_INDEX_FILE=.git/index.tmp bash s.sh",
+    "GIT_TRACE=1 make", "npm test"])
+def test_git_s_everyday_environment_for_a_build_tool_still_runs(project: Path,
+                                                                command: str) -> None:
+    assert shell_verdict(DENY_RM, command, "auto", working_dir=project).action == "run"
