@@ -54,14 +54,6 @@ WELL_KNOWN_KEY = re.compile(
     r"|(?:sk|rk)_(?:live|test)_(?=[A-Za-z0-9]*[0-9])[A-Za-z0-9]{20,250}|whsec_[A-Za-z0-9]{32,250}"
     r"|SG\.[A-Za-z0-9_-]{20,24}\.[A-Za-z0-9_-]{40,50}"
     r"|eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{16,})(?![A-Za-z0-9_-])")
-CONNECTION_SECRET = re.compile(
-    r"(?:^(?=.*;)|;)\s*(?:AccountKey|SharedAccessKey|Password|Pwd)\s*=\s*(\{[^}]+\}|[^;]*[^;\s])"
-    r"|[?&]sig=([^&#\s]+)", re.IGNORECASE)
-"""A connection string's key or password part (``AccountKey=…;``, ``SharedAccessKey=…``,
-``Password=…``, ``Pwd={…}``; in a value with a ``;``) or a SAS URL's ``sig=`` signature: a
-value holding one is a secret whatever its variable's name
-(``AZURE_STORAGE_CONNECTION_STRING``, ``ODBC_DSN``, ``AZURE_SAS_URL``); group 1 or 2 is the
-secret part."""
 """A vendor's key format (GitHub ``ghp_``/``gho_``/``ghu_``/``ghs_``/``ghr_`` and
 ``github_pat_``, OpenAI and Anthropic ``sk-``/``sk-proj-``/``sk-ant-``, Slack ``xoxb-``…,
 GitLab ``glpat-``, Hugging Face ``hf_``, AWS ``AKIA``/``ASIA`` key ids, Google ``AIza``, npm
@@ -70,6 +62,14 @@ webhook ``whsec_``, SendGrid ``SG.…….……``, a signed JWT ``eyJ….eyJ….
 and characters: a value that is one (or holds one as a word) is a secret whatever its
 variable's name (``GHX=ghp_…``). Ordinary values are too short or hold other characters
 (``sk-1``, ``sk-learn``, ``AKIA`` alone, ``sk_test_helpers.py``, ``SG.config``)."""
+CONNECTION_SECRET = re.compile(
+    r"(?:^(?=.*;)|;)\s*(?:AccountKey|SharedAccessKey|Password|Pwd)\s*=\s*(\{[^}]+\}|[^;]*[^;\s])"
+    r"|[?&]sig=([^&#\s]+)", re.IGNORECASE)
+"""A connection string's key or password part (``AccountKey=…;``, ``SharedAccessKey=…``,
+``Password=…``, ``Pwd={…}``; in a value with a ``;``) or a SAS URL's ``sig=`` signature: a
+value holding one is a secret whatever its variable's name
+(``AZURE_STORAGE_CONNECTION_STRING``, ``ODBC_DSN``, ``AZURE_SAS_URL``); group 1 or 2 is the
+secret part."""
 
 
 SECRET_FILE_NAME = "its name holds a secret: rename it to mention it"

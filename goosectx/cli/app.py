@@ -257,6 +257,10 @@ def compact(
     # lives until it ends (its walks during start-up were ~5 % of a 1k-message dry run).
     with as_ctrl_c(), cycle_collector_paused():
         try:
+            from goosectx.cli.compact_cancel import summary_tokens_option
+
+            budget = summary_tokens_option(max_summary_tokens, as_json=as_json,  # before the
+                                           dry_run=dry_run, undo=undo)  # worker is forked
             if extract_with and strategy is Strategy.extractive:  # it counts its summary
                 from goosectx import encoder_worker
 
@@ -264,10 +268,6 @@ def compact(
             from goosectx.testhooks import pause_point
 
             pause_point("compact:loading")
-            from goosectx.cli.compact_cancel import summary_tokens_option
-
-            budget = summary_tokens_option(max_summary_tokens, as_json=as_json,
-                                           dry_run=dry_run, undo=undo)
             if undo:
                 from goosectx.cli.compact_undo import undo_session
 

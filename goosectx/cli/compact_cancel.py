@@ -64,12 +64,17 @@ def interrupted(what: str) -> CompactionCancelled:
 def cancelled_compaction(*, as_json: bool, dry_run: bool, undo: bool) -> NoReturn:
     """An interrupt while the command loads: see :func:`interrupted`."""
     error = interrupted("undo" if undo else "compaction")
-    if as_json:  # as the command's refusals (the session was not resolved yet)
+    _json_refusal(error, as_json=as_json, dry_run=dry_run, undo=undo)
+    raise error from None
+
+
+def _json_refusal(error: GoosectxError, *, as_json: bool, dry_run: bool, undo: bool) -> None:
+    """Under ``--json``, the refusal object of an error before the session was resolved."""
+    if as_json:
         if undo:
             print_undo_refusal(None, error)
         else:
             print_refusal(None, error, dry_run)
-    raise error from None
 
 
 SUMMARY_TOKENS_RANGE = (100, 100_000_000)
@@ -93,9 +98,5 @@ def summary_tokens_option(text: str | None, *, as_json: bool, dry_run: bool,
     try:
         return whole_number(text, "--max-summary-tokens", *SUMMARY_TOKENS_RANGE)
     except GoosectxError as exc:
-        if as_json:
-            if undo:
-                print_undo_refusal(None, exc)
-            else:
-                print_refusal(None, exc, dry_run)
+        _json_refusal(exc, as_json=as_json, dry_run=dry_run, undo=undo)
         raise

@@ -245,14 +245,16 @@ class TreeTool:
         walked = list(_walk(root, fd, 0, depth, rules, entries, room))
         head = f"{root}/"
         lines = ["  " * (entry.depth + 1) + entry.text for entry in walked]
-        kept = _kept(walked, lines, ctx.max_output_chars - len(head) - 1 - 240)
+        parents = _parents(walked)
+        kept = _kept(walked, parents, lines, ctx.max_output_chars - len(head) - 1 - 240)
         shown = [head, *(line for i, line in enumerate(lines) if i in kept)]
         if not walked:
             shown.append("  (empty)")
         if len(kept) < len(walked) or room[1]:
             left_out = len(walked) - len(kept)
             count = f"{left_out:,}+" if room[1] else f"{left_out:,}"
-            shown.append(f"[... {count} more entries not shown ({_where(walked, kept)}); list "
+            where = _where(walked, parents, kept)
+            shown.append(f"[... {count} more entries not shown ({where}); list "
                          "a subdirectory or use a smaller depth]")
         return ToolResult(ctx.redact("\n".join(shown)[: ctx.max_output_chars]))
 
@@ -269,13 +271,14 @@ def _parents(walked: list[_Entry]) -> list[int]:
     return parents
 
 
-def _kept(walked: list[_Entry], lines: list[str], room_chars: int) -> set[int]:
+def _kept(walked: list[_Entry], parents: list[int], lines: list[str],
+          room_chars: int) -> set[int]:
     """The entries shown within ``room_chars``: level by level, each directory a share.
 
     A level's entries are taken the first of each directory, then the second of each, …
-    (a directory of 20,000 files and one of 2 both show theirs), in the tree's order.
+    (a directory of 20,000 files and one of 2 both show theirs), in the tree's order;
+    ``parents``: :func:`_parents` of ``walked``.
     """
-    parents = _parents(walked)
     seen: dict[int, int] = {}
     rank = []
     for parent in parents:
@@ -291,11 +294,13 @@ def _kept(walked: list[_Entry], lines: list[str], room_chars: int) -> set[int]:
     return kept
 
 
-def _where(walked: list[_Entry], kept: set[int]) -> str:
-    """Where entries were left out: the top level and the 3 directories missing the most."""
-    parents = _parents(walked)
+def _where(walked: list[_Entry], parents: list[int], kept: set[int]) -> str:
+    """Where entries were left out: the top level and the 3 directories missing the most.
+
+    ``parents``: :func:`_parents` of ``walked``.
+    """
     missing: dict[int, int] = {}
-    for i in range(len(walked)):
+    for i in range(len(parents)):
         if i not in kept:
             at = parents[i]
             while at >= 0 and at not in kept:
