@@ -13,6 +13,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from goosectx.compaction.budget import Budget
+from goosectx.compaction.digest_rung import extractive_digest, with_digest
 from goosectx.compaction.layout import laid_out_tokens, plan_split
 from goosectx.compaction.prompts import RESENT_HEADING_KIND
 from goosectx.compaction.request import SummaryLadder, no_rung_fits, reserved_output_tokens
@@ -45,7 +46,9 @@ class CompactionPlan:
         message_count: Agent-visible messages that would be summarised.
         model: The summariser model, or ``None`` for the extractive strategy.
         context_limit_tokens: The summariser's context window; ``None`` for extractive.
-        rung: The summary-input rung tried first, or ``None`` (extractive, or nothing fits).
+        rung: The summary-input rung tried first (``extractive digest + N newest messages``
+            when no rung of the ladder fits: :mod:`.digest_rung`), or ``None`` (extractive,
+            or nothing fits).
         request_tokens: Estimated input tokens of that summary request, or ``None``.
         max_tokens: The summary's output budget (tokens).
         removed_results: Tool results that rung leaves out.
@@ -122,7 +125,7 @@ def plan(
                            context_limit_tokens=limit, output_limit_tokens=output,
                            instructions=instructions, max_output_tokens=budget.summary_max_tokens,
                            result_chars=budget.result_chars)
-    first = ladder.first()
+    first = next(with_digest(ladder, extractive_digest(working.scan_memo)), None)
     if first is None and (over := ladder.instructions_over()) is not None:
         raise no_rung_fits(limit, provider.model, instructions_tokens=over)
     if first is None:
