@@ -101,7 +101,10 @@ def test_a_session_far_over_the_window_gets_a_model_summary_of_the_whole_history
     prompt = prompt if isinstance(prompt, str) else "".join(p["text"] for p in prompt)
     system = sent["messages"][0]["content"]
     system = system if isinstance(system, str) else "".join(p["text"] for p in system)
-    assert counter.count_text(system) + counter.count_text(prompt) + sent["max_tokens"] <= WINDOW
+    sent_tokens = counter.count_text(system) + counter.count_text(prompt)
+    assert sent_tokens + sent["max_tokens"] <= WINDOW
+    assert sent_tokens <= planned["request_tokens"]  # the dry run's figure bounds it
+    assert "Summary request: at most " in dry
     assert "[extractive digest of the " in prompt
     assert "src/ancient_module.py" in prompt  # the digest's facts of the oldest part
     newest = prompt[prompt.index("[end of the digest]"):]

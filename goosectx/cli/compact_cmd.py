@@ -357,6 +357,7 @@ def _print_plan(session: Session, plan: CompactionPlan, as_json: bool) -> None:
             lines.append(f"Rung: none fits — even with {results}long texts elided the "
                          "request is too large")
         else:
+            digest = "at most " if plan.rung.startswith(DIGEST_RUNG_PREFIX) else ""
             lines += [
                 f"Rung: {plan.rung} (no rung holds the whole history: the model summarises "
                 "the extractive digest of the older messages, then the newest as they are)"
@@ -365,8 +366,8 @@ def _print_plan(session: Session, plan: CompactionPlan, as_json: bool) -> None:
                  f"{plan.total_results} removed)") if plan.total_results else
                 ("Rung: no tool results to trim"
                  + ("; the longest texts elided to fit" if "elided" in plan.rung else "")),
-                f"Summary request: {plan.request_tokens:,} tokens + up to {plan.max_tokens:,} "
-                "for the summary",
+                f"Summary request: {digest}{plan.request_tokens:,} tokens + up to "
+                f"{plan.max_tokens:,} for the summary",
             ]
     lines.append("Dry run: no model was called and nothing changed.")
     print(terminal_safe("\n".join(lines)))

@@ -18,6 +18,7 @@ compaction's memo); the request chosen is counted once, as every rung's is.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from goosectx.compaction.flatten import Line, measured_message, quoted
@@ -91,17 +92,37 @@ def _note(count: int, newest: int) -> str:
     return DIGEST_NOTE.format(count=f"{count:,}", newest=f"{newest:,}")
 
 
-def digest_request(ladder: SummaryLadder, digest: Digest) -> SummaryRequest | None:
-    """The request of the digest of the oldest messages and the newest that fit, or ``None``.
+@dataclass(frozen=True, slots=True)
+class DigestPlan:
+    """Where a digest request cuts the history, found from stored counts (no digest built).
 
-    ``None`` when the room leaves the digest under :data:`MIN_DIGEST_TOKENS` (a tiny window),
-    or the counted request cannot be elided to fit.
+    Attributes:
+        cut: Messages digested (the oldest); the rest are the newest, flattened.
+        newest: The newest messages' lines, each with its tokens.
+        digest_tokens: The digest's budget.
+        bound_tokens: The request's input tokens at most, when the digest keeps its budget.
+    """
+
+    cut: int
+    newest: list[Line]
+    digest_tokens: int
+    bound_tokens: int
+
+    def rung(self, ladder: SummaryLadder) -> str:
+        """The rung's name (``extractive digest + N newest messages``)."""
+        return digest_rung(len(ladder.messages) - self.cut)
+
+
+def digest_plan(ladder: SummaryLadder) -> DigestPlan | None:
+    """The cut of :func:`digest_request`, or ``None`` for a room too small for a digest.
+
+    ``None`` when the room leaves the digest under :data:`MIN_DIGEST_TOKENS` (a tiny window).
+    Reads stored counts only, builds no digest: the dry run plans with it alone.
     """
     counter, messages = ladder.counter, ladder.messages
-    budget = ladder.input_budget_tokens
     framing = counter.count_cached_text(
         f"{_note(len(messages), len(messages))}\n{DIGEST_OPEN}\n{DIGEST_CLOSE}") + 2
-    room = budget - ladder.fixed_tokens - framing
+    room = ladder.input_budget_tokens - ladder.fixed_tokens - framing
     digest_tokens = min(DIGEST_TOKENS, int(room * DIGEST_SHARE))
     if digest_tokens < MIN_DIGEST_TOKENS:
         return None
@@ -119,17 +140,30 @@ def digest_request(ladder: SummaryLadder, digest: Digest) -> SummaryRequest | No
         kept.append(lines)
     while kept and _results_only(messages[cut]):  # no result without its call: digested
         cut += 1
-        kept.pop()
+        used -= sum(line.tokens for line in kept.pop())
     newest = [line for lines in reversed(kept) for line in lines]
-    digested = messages[:cut]
-    text = quoted(digest(digested, digest_tokens, counter))
+    return DigestPlan(cut, newest, digest_tokens,
+                      ladder.fixed_tokens + framing + digest_tokens + used)
+
+
+def digest_request(ladder: SummaryLadder, digest: Digest) -> SummaryRequest | None:
+    """The request of the digest of the oldest messages and the newest that fit, or ``None``.
+
+    ``None`` when the room leaves the digest under :data:`MIN_DIGEST_TOKENS` (a tiny window),
+    or the counted request cannot be elided to fit.
+    """
+    planned = digest_plan(ladder)
+    if planned is None:
+        return None
+    counter, messages, budget = ladder.counter, ladder.messages, ladder.input_budget_tokens
+    newest, digested = planned.newest, messages[:planned.cut]
+    text = quoted(digest(digested, planned.digest_tokens, counter))
     block = f"{DIGEST_OPEN.format(count=f'{len(digested):,}')}\n{text}\n{DIGEST_CLOSE}"
     head = Line(block, None, False, counter.count_text(block) + 1)
-    newest_count = len(messages) - cut
     total = ladder.total_results
     removed = total - sum(line.is_result for line in newest)
-    note, rung = _note(len(digested), newest_count), digest_rung(newest_count)
-    elided = False
+    note = _note(len(digested), len(messages) - planned.cut)
+    rung, elided = planned.rung(ladder), False
     for attempt in range(_ELISION_TRIES + 1):
         request = ladder.build([head, *newest], 0, removed, total, elided, note=note, rung=rung)
         if request.estimate_tokens <= budget:
