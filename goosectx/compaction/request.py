@@ -5,7 +5,8 @@ DESIGN.md §4.2(2). The agent-visible messages are flattened to lines
 window, rungs keep 100, 90, 80, 50 and 0 % of the tool results, removing them from the
 middle of the list outward (goose: middle-out tool-response removal); a removed result takes
 its call line with it. Past 0 %, the middle of the longest texts is elided until the request
-fits, so compaction works even when the history alone is over the window.
+fits, so compaction works even when the history alone is over the window; a history too long
+even for that is summarised from its extractive digest and newest messages (:mod:`.digest_rung`).
 
 Wave 2 (docs/architecture.md §5): the input is only the HEAD of the agent view; before any
 result is removed, each result longer than ``summary_result_chars`` is cut to its head and tail

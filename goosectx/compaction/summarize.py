@@ -5,7 +5,8 @@ provider error (DESIGN.md §4.2(2)). The summary sends the first rung of the req
 :mod:`goosectx.compaction.request` that fits; when the provider says it did not fit, one
 smaller request follows — planned for the window the server stated when that is smaller than
 the one the request was sized for (:class:`WindowShrank`: the caller plans the compaction
-again), else the next rung down — and no more: at most :data:`SUMMARY_REQUESTS` per summariser
+again), else the next rung down — and no more (when no rung fits, the one request is the
+digest rung's: :mod:`.digest_rung`): at most :data:`SUMMARY_REQUESTS` per summariser
 and attempt. The reply is parsed leniently and rendered to Markdown, or kept raw. The provider
 does not retry a summariser call (:data:`SUMMARY_RETRIES`).
 
