@@ -13,7 +13,7 @@ import threading
 from pathlib import Path
 
 import pytest
-from cli_support import cli
+from cli_support import cli, load_stored, stored_session
 from compaction_support import (
     REQUEST,
     SUMMARY_JSON,
@@ -29,10 +29,8 @@ from compaction_support import (
 from conftest import DUMMY_API_KEY
 from fakeserver import FakeServer
 
-from goosectx.config import load_settings
 from goosectx.conversation import Message
 from goosectx.providers.scripted import ScriptedProvider
-from goosectx.store import SessionStore
 from goosectx.tokens import TokenCounter
 
 PRICED_MODEL = "openai/gpt-4o-mini"
@@ -51,25 +49,6 @@ def small_window(fake_server: FakeServer, monkeypatch: pytest.MonkeyPatch) -> Fa
     return fake_server
 
 
-def _saved(messages: list[Message]) -> str:
-    store = SessionStore(load_settings().data_dir)
-    try:
-        session = store.create_session(Path.cwd(), name="long")
-        for m in messages:
-            store.append_message(session.id, m)
-        return session.id
-    finally:
-        store.close()
-
-
-def _load(session_id: str):  # noqa: ANN201 - a Session
-    store = SessionStore(load_settings().data_dir)
-    try:
-        return store.load(session_id)
-    finally:
-        store.close()
-
-
 def _long_history() -> list[Message]:
     """~20× the window: an early file write, then many long turns, then the newest request."""
     early = tool_pair("wrote 12 lines", "write_file",
@@ -83,7 +62,7 @@ def test_a_session_far_over_the_window_gets_a_model_summary_of_the_whole_history
     messages = _long_history()
     counter = TokenCounter(PRICED_MODEL)
     assert counter.count_messages(messages) > 18 * WINDOW
-    sid = _saved(messages)
+    sid = stored_session("long", messages)
     dry, _ = cli(capsys, "compact", "long", "--dry-run")
     assert small_window.requests == []
     rung_line = next(line for line in dry.splitlines() if line.startswith("Rung: "))
@@ -111,14 +90,14 @@ def test_a_session_far_over_the_window_gets_a_model_summary_of_the_whole_history
     assert "question 149: " in newest and "answer 148: " in newest  # the newest, verbatim
     assert "answer 20: " not in prompt  # the middle is only in the digest
     assert out.startswith(f"Compacted long (llm, rung {planned['rung']}): ")
-    view = _load(sid).conversation.agent_view()
+    view = load_stored(sid).conversation.agent_view()
     assert view[0].metadata.is_summary and "src/p.py" in view[0].text  # the model's summary
     assert "src/ancient_module.py" in view[0].text  # the facts, from the transcript
 
 
 def test_a_session_that_fits_is_summarised_at_a_rung_of_the_ladder_as_before(
         small_window: FakeServer, capsys: pytest.CaptureFixture[str]) -> None:
-    _saved([*chat(3, 300), *tool_pair(words(400)), Message.user("now write the docs")])
+    stored_session("long", [*chat(3, 300), *tool_pair(words(400)), Message.user("now write the docs")])
     dry, _ = cli(capsys, "compact", "long", "--dry-run")
     assert "Rung: no tool results to trim" in dry  # (the tool call is in the kept part)
     assert "digest" not in dry
