@@ -17,6 +17,7 @@ from cli_support import cli, load_stored, stored_session
 from compaction_support import (
     REQUEST,
     SUMMARY_JSON,
+    cancelled_while_summarising,
     chat,
     collect,
     make_session,
@@ -109,19 +110,11 @@ def test_a_session_that_fits_is_summarised_at_a_rung_of_the_ladder_as_before(
 
 
 # -- in memory: cancel, and the automatic compaction ------------------------------------------
-def _cancelled_while_summarising(cancel: threading.Event) -> object:
-    """A summary reply that arrives after the user pressed Ctrl-C."""
-    def reply(_request: object) -> str:
-        cancel.set()
-        return SUMMARY_JSON
-    return reply
-
-
 def test_a_cancelled_digest_summary_leaves_the_history_untouched() -> None:
     session = make_session(_long_history())
     before = list(session.conversation.messages)
     cancel = threading.Event()
-    provider = ScriptedProvider([_cancelled_while_summarising(cancel)],
+    provider = ScriptedProvider([cancelled_while_summarising(cancel)],
                                 context_limit_tokens=WINDOW, output_limit=1_000)
     events = collect(manager(session, provider).compact(REQUEST, cancel=cancel))
     assert "[extractive digest of the " in provider.requests[0].messages[0].text
