@@ -8,6 +8,9 @@ from typing import Any
 import pytest
 
 from goosectx.cli.app import main
+from goosectx.config import load_settings
+from goosectx.conversation import Message
+from goosectx.store import SessionStore
 
 
 def run_cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
@@ -42,3 +45,24 @@ def run_auto_denying_rm(fake_model: Any, workdir: Path, capsys: pytest.CaptureFi
     assert code == 0, err
     assert sorted(p.name for p in workdir.iterdir()) == sorted(names)
     return err
+
+
+def stored_session(name: str, messages: list[Message]) -> str:
+    """A session named ``name`` saved in the configured store with ``messages``; its id."""
+    store = SessionStore(load_settings().data_dir)
+    try:
+        session = store.create_session(Path.cwd(), name=name)
+        for m in messages:
+            store.append_message(session.id, m)
+        return session.id
+    finally:
+        store.close()
+
+
+def load_stored(session_id: str):  # noqa: ANN201 - a Session
+    """The session ``session_id`` as the configured store loads it now."""
+    store = SessionStore(load_settings().data_dir)
+    try:
+        return store.load(session_id)
+    finally:
+        store.close()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import threading
 from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
@@ -104,3 +105,11 @@ def compact_twice(session: Session, *replies: str) -> list[str]:
         session.conversation.append(Message.user("more " + words(400)))
         session.conversation.append(Message.assistant("fine " + words(400)))
     return summaries
+
+
+def cancelled_while_summarising(cancel: threading.Event) -> object:
+    """A scripted summary reply that arrives after the user pressed Ctrl-C."""
+    def reply(_request: object) -> str:
+        cancel.set()
+        return SUMMARY_JSON
+    return reply

@@ -11,7 +11,7 @@ import threading
 from pathlib import Path
 
 import pytest
-from cli_support import cli, run_cli
+from cli_support import cli, load_stored, run_cli, stored_session
 from compaction_support import SUMMARY_JSON, chat, tool_pair, words
 from conftest import DUMMY_API_KEY
 from fakeserver import FakeServer
@@ -29,23 +29,11 @@ pytestmark = pytest.mark.filterwarnings("ignore::UserWarning:pydantic")
 
 
 def saved_session(name: str = "work", messages: list[Message] | None = None) -> str:
-    store = SessionStore(load_settings().data_dir)
-    try:
-        session = store.create_session(Path.cwd(), name=name)
-        for m in messages if messages is not None else [
-                *chat(4), *tool_pair(words(400)), Message.user("now write the docs")]:
-            store.append_message(session.id, m)
-        return session.id
-    finally:
-        store.close()
+    return stored_session(name, messages if messages is not None else [
+        *chat(4), *tool_pair(words(400)), Message.user("now write the docs")])
 
 
-def load(session_id: str):  # noqa: ANN201 - a Session
-    store = SessionStore(load_settings().data_dir)
-    try:
-        return store.load(session_id)
-    finally:
-        store.close()
+load = load_stored
 
 
 @pytest.fixture

@@ -9,6 +9,7 @@ import pytest
 from compaction_support import (
     REQUEST,
     SUMMARY_JSON,
+    cancelled_while_summarising,
     chat,
     collect,
     make_session,
@@ -499,19 +500,11 @@ def test_a_request_bigger_than_the_room_left_is_elided_not_dropped() -> None:
 
 
 # -- cancel -------------------------------------------------------------------------------
-def _cancelled_while_summarising(cancel: threading.Event) -> object:
-    """A scripted summary reply that arrives after the user pressed Ctrl-C."""
-    def reply(_request: object) -> str:
-        cancel.set()
-        return SUMMARY_JSON
-    return reply
-
-
 def test_cancelled_manual_compaction_changes_nothing_and_says_so() -> None:
     session = make_session(chat(3))
     before = list(session.conversation.messages)
     cancel = threading.Event()
-    provider = ScriptedProvider([_cancelled_while_summarising(cancel)])
+    provider = ScriptedProvider([cancelled_while_summarising(cancel)])
     events = collect(manager(session, provider).compact(REQUEST, cancel=cancel))
     assert replaced(events) == []
     assert notices(events)[-1] == "Compaction cancelled; nothing changed."
@@ -532,7 +525,7 @@ def test_cancelled_auto_compaction_leaves_the_history_and_does_not_fall_back() -
     session = make_session(messages)
     before = list(session.conversation.messages)
     cancel = threading.Event()
-    provider = ScriptedProvider([_cancelled_while_summarising(cancel)],
+    provider = ScriptedProvider([cancelled_while_summarising(cancel)],
                                 context_limit_tokens=limit)
     cm = manager(session, provider)
     events = collect(cm.before_call(REQUEST, cancel=cancel))
@@ -548,7 +541,7 @@ def test_cancelled_tool_pair_notes_change_nothing() -> None:
     session = make_session([Message.user("go"), *pairs])
     before = list(session.conversation.messages)
     cancel = threading.Event()
-    provider = ScriptedProvider([_cancelled_while_summarising(cancel)])
+    provider = ScriptedProvider([cancelled_while_summarising(cancel)])
     events = collect(manager(session, provider, tool_call_cutoff=5).after_call(
         REQUEST, cancel=cancel))
     assert len(provider.requests) == 1

@@ -265,7 +265,7 @@ def test_the_first_rung_is_the_first_whose_lines_fit_with_only_the_results_that_
                               output_limit_tokens=500, result_chars=300)
         budget = whole.input_budget_tokens
         fits = [keep for keep in KEEP_RUNGS_PERCENT
-                if whole._fixed + sum(line.tokens for line in middle_out_removal(
+                if whole.fixed_tokens + sum(line.tokens for line in middle_out_removal(
                     whole.lines, keep)[0]) <= budget]
         first = fresh.first()
         assert first == whole.first(), limit

@@ -30,6 +30,7 @@ from goosectx.cli.common import found_session_id, load_to_resume
 from goosectx.cli.compact_cancel import interrupted, print_refusal, progress
 from goosectx.cli.sanitize import terminal_safe
 from goosectx.cli.words import plural
+from goosectx.compaction.digest_rung import DIGEST_RUNG_PREFIX
 from goosectx.compaction.figures import RequestContext
 from goosectx.compaction.manager import CompactionPlan, ContextManager
 from goosectx.config import Settings
@@ -356,13 +357,17 @@ def _print_plan(session: Session, plan: CompactionPlan, as_json: bool) -> None:
             lines.append(f"Rung: none fits — even with {results}long texts elided the "
                          "request is too large")
         else:
+            digest = "at most " if plan.rung.startswith(DIGEST_RUNG_PREFIX) else ""
             lines += [
+                f"Rung: {plan.rung} (no rung holds the whole history: the model summarises "
+                "the extractive digest of the older messages, then the newest as they are)"
+                if plan.rung.startswith(DIGEST_RUNG_PREFIX) else
                 (f"Rung: {plan.rung} of tool results kept ({plan.removed_results} of "
                  f"{plan.total_results} removed)") if plan.total_results else
                 ("Rung: no tool results to trim"
                  + ("; the longest texts elided to fit" if "elided" in plan.rung else "")),
-                f"Summary request: {plan.request_tokens:,} tokens + up to {plan.max_tokens:,} "
-                "for the summary",
+                f"Summary request: {digest}{plan.request_tokens:,} tokens + up to "
+                f"{plan.max_tokens:,} for the summary",
             ]
     lines.append("Dry run: no model was called and nothing changed.")
     print(terminal_safe("\n".join(lines)))

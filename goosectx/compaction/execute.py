@@ -27,6 +27,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
 
 from goosectx.compaction.budget import Budget, layout_budget
+from goosectx.compaction.digest_rung import extractive_digest
 from goosectx.compaction.facts import merge_facts
 from goosectx.compaction.layout import elided_notice, layout, new_compaction_id
 from goosectx.compaction.parse import extract_json
@@ -171,7 +172,7 @@ def execute(
                 summarisers[first:], messages, instructions, counter_for, replaced=replaced,
                 cancel=cancel,
                 max_output_tokens=budget.summary_max_tokens, result_chars=budget.result_chars,
-                billed=billed, resized=resized)
+                billed=billed, resized=resized, digest=extractive_digest(working.scan_memo))
         except SummaryCancelled:
             yield Notification("inline", cancelled_text(trigger))
             return

@@ -13,6 +13,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from goosectx.compaction.budget import Budget
+from goosectx.compaction.digest_rung import digest_plan
 from goosectx.compaction.layout import laid_out_tokens, plan_split
 from goosectx.compaction.prompts import RESENT_HEADING_KIND
 from goosectx.compaction.request import SummaryLadder, no_rung_fits, reserved_output_tokens
@@ -45,8 +46,11 @@ class CompactionPlan:
         message_count: Agent-visible messages that would be summarised.
         model: The summariser model, or ``None`` for the extractive strategy.
         context_limit_tokens: The summariser's context window; ``None`` for extractive.
-        rung: The summary-input rung tried first, or ``None`` (extractive, or nothing fits).
-        request_tokens: Estimated input tokens of that summary request, or ``None``.
+        rung: The summary-input rung tried first (``extractive digest + N newest messages``
+            when no rung of the ladder fits: :mod:`.digest_rung`), or ``None`` (extractive,
+            or nothing fits).
+        request_tokens: Estimated input tokens of that summary request (at most that, for
+            the digest rung: its digest is built only by the run), or ``None``.
         max_tokens: The summary's output budget (tokens).
         removed_results: Tool results that rung leaves out.
         total_results: Tool results in the agent view.
@@ -125,6 +129,13 @@ def plan(
     first = ladder.first()
     if first is None and (over := ladder.instructions_over()) is not None:
         raise no_rung_fits(limit, provider.model, instructions_tokens=over)
+    digested = digest_plan(ladder) if first is None else None
+    if digested is not None:  # the digest is built by the run: its budget bounds the request
+        total = ladder.total_results
+        return CompactionPlan(tokens_before, "llm", len(messages), provider.model, limit,
+                              digested.rung(ladder), digested.bound_tokens, ladder.reserve,
+                              total - sum(line.is_result for line in digested.newest), total,
+                              view_count, replaced_count)
     if first is None:
         return CompactionPlan(tokens_before, "llm", len(messages), provider.model, limit,
                               max_tokens=reserved_output_tokens(limit, output,

@@ -5,7 +5,8 @@ DESIGN.md §4.2(2). The agent-visible messages are flattened to lines
 window, rungs keep 100, 90, 80, 50 and 0 % of the tool results, removing them from the
 middle of the list outward (goose: middle-out tool-response removal); a removed result takes
 its call line with it. Past 0 %, the middle of the longest texts is elided until the request
-fits, so compaction works even when the history alone is over the window.
+fits, so compaction works even when the history alone is over the window; a history too long
+even for that is summarised from its extractive digest and newest messages (:mod:`.digest_rung`).
 
 Wave 2 (docs/architecture.md §5): the input is only the HEAD of the agent view; before any
 result is removed, each result longer than ``summary_result_chars`` is cut to its head and tail
@@ -106,8 +107,10 @@ def elide_middle(text: str, keep_tokens: int, tokens: int) -> str:
 
 
 def _prompt(lines: Sequence[Line], removed: int, total: int, elided: bool,
-            instructions: str | None) -> str:
+            instructions: str | None, note: str | None = None) -> str:
     parts = ["<conversation>", *(line.text for line in lines), "</conversation>", ""]
+    if note:
+        parts.append(note)
     if removed:
         parts.append(SUMMARY_REMOVED_NOTE.format(removed=removed, total=total))
     if elided:
@@ -158,8 +161,8 @@ class SummaryLadder:
         self.limit = context_limit_tokens
         self.output_limit = output_limit_tokens
         self.instructions = instructions
-        self._messages = messages
-        self._result_chars = result_chars
+        self.messages = messages
+        self.result_chars = result_chars
         self._lines: list[Line] | None = None  # measured at first need (:attr:`lines`)
         self._entries: list[Line | ResultLines] | None = None  # (:meth:`_head`)
         self._sums: tuple[list[str | None], list[ResultLines], list[Line],
@@ -167,7 +170,7 @@ class SummaryLadder:
         self.reserve = reserved_output_tokens(context_limit_tokens, output_limit_tokens,
                                               max_output_tokens)
         self.window = int(context_limit_tokens * (1 - WINDOW_MARGIN_RATIO))
-        self._fixed = (counter.count_cached_text(SUMMARY_SYSTEM_PROMPT)
+        self.fixed_tokens = (counter.count_cached_text(SUMMARY_SYSTEM_PROMPT)
                        + counter.count_cached_text(_prompt([], 1, 1, True, instructions))
                        + 2 * MESSAGE_OVERHEAD_TOKENS)
 
@@ -176,13 +179,13 @@ class SummaryLadder:
         """The flattened input, each line with its tokens (measured at first need)."""
         if self._lines is None:
             self._lines = [line for entry in self._head() for line in (entry.lines(
-                self.counter, self._result_chars) if isinstance(entry, ResultLines) else (entry,))]
+                self.counter, self.result_chars) if isinstance(entry, ResultLines) else (entry,))]
         return self._lines
 
     def _head(self) -> list[Line | ResultLines]:
         """The lines, those of each message of tool results only not measured yet."""
         if self._entries is None:
-            self._entries = head_entries(self._messages, self.counter, self._result_chars)
+            self._entries = head_entries(self.messages, self.counter, self.result_chars)
         return self._entries
 
     @property
@@ -190,7 +193,7 @@ class SummaryLadder:
         """Tool results in the input (each is a line of its own)."""
         if self._lines is not None:
             return sum(line.is_result for line in self._lines)
-        return sum(isinstance(p, ToolResponse) for m in self._messages  # no list a message
+        return sum(isinstance(p, ToolResponse) for m in self.messages  # no list a message
                    if not m.metadata.is_continuation for p in m.content)
 
     def _cannot_fit(self) -> bool:
@@ -204,11 +207,11 @@ class SummaryLadder:
         no stored count, and at once when the parts are too few for their floors to pass it
         (a part makes one line at most).
         """
-        room = self.input_budget_tokens - self._fixed
-        if MIN_ELIDED_ITEM_TOKENS * sum(len(m.content) for m in self._messages) <= room:
+        room = self.input_budget_tokens - self.fixed_tokens
+        if MIN_ELIDED_ITEM_TOKENS * sum(len(m.content) for m in self.messages) <= room:
             return False
         floor = 0
-        for m in self._messages:
+        for m in self.messages:
             if m.metadata.is_continuation:
                 continue
             tokens = kept_floor_tokens(m, self.counter, MIN_ELIDED_ITEM_TOKENS)
@@ -231,12 +234,12 @@ class SummaryLadder:
         ``None`` otherwise (or without instructions).
         """
         if not (self.instructions and self.instructions.strip()) or (
-                self._fixed < self.input_budget_tokens):
+                self.fixed_tokens < self.input_budget_tokens):
             return None
         return self.counter.count_text(self.instructions)
 
     def _approx(self, lines: Sequence[Line]) -> int:
-        return self._fixed + sum(line.tokens for line in lines)
+        return self.fixed_tokens + sum(line.tokens for line in lines)
 
     def _over_budget(self, keep: int, budget: int) -> bool:
         """``_approx(middle_out_removal(self.lines, keep)[0]) > budget``, from sums.
@@ -266,7 +269,7 @@ class SummaryLadder:
             self._sums = ids, groups, measured, calls, others
         ids, groups, measured, calls, others = self._sums
         removed = removed_of(ids, keep)[0]
-        room = (budget - self._fixed - others
+        room = (budget - self.fixed_tokens - others
                 - REMOVED_CALL_TOKENS * sum(calls.get(i, 0) for i in removed)
                 - sum(line.tokens for line in measured if line.tool_id not in removed))
         for group in groups:
@@ -274,17 +277,19 @@ class SummaryLadder:
                 return True
             if not all(i in removed for i in group.ids):
                 room -= sum(tokens for i, tokens in group.tokens(self.counter,
-                                                                 self._result_chars)
+                                                                 self.result_chars)
                             if i not in removed)
         return room < 0
 
-    def _build(self, lines: Sequence[Line], keep: int, removed: int, total: int,
-               elided: bool) -> SummaryRequest:
-        prompt = _prompt(lines, removed, total, elided, self.instructions)
+    def build(self, lines: Sequence[Line], keep: int, removed: int, total: int,
+              elided: bool, *, note: str | None = None, rung: str | None = None,
+              ) -> SummaryRequest:
+        """The request of ``lines``, counted exactly; ``note`` goes before the instructions."""
+        prompt = _prompt(lines, removed, total, elided, self.instructions, note)
         estimate = (self.counter.count_cached_text(SUMMARY_SYSTEM_PROMPT)
                     + self.counter.count_kept_text(prompt) + 2 * MESSAGE_OVERHEAD_TOKENS)
         max_tokens = max(1, min(self.reserve, self.window - estimate))
-        rung = f"{keep}%" + (" + elided" if elided else "")
+        rung = rung or f"{keep}%" + (" + elided" if elided else "")
         return SummaryRequest(SUMMARY_SYSTEM_PROMPT, prompt, rung, keep, removed, total,
                               estimate, max_tokens)
 
@@ -320,15 +325,15 @@ class SummaryLadder:
                 continue  # removes nothing more (e.g. no tool results): the same request again
             started = True
             last_removed = removed
-            request = self._build(lines, keep, removed, total, elided=False)
+            request = self.build(lines, keep, removed, total, elided=False)
             last_estimate = request.estimate_tokens
             yield request
         for level in ELISION_LEVELS:
             target = int(budget * level)
-            elided = self._elide(lines_at_zero, target)
+            elided = self.elide(lines_at_zero, target)
             if elided is None:
                 return
-            request = self._build(elided, 0, removed, total, elided=True)
+            request = self.build(elided, 0, removed, total, elided=True)
             if last_estimate is not None and request.estimate_tokens >= last_estimate:
                 continue
             if request.estimate_tokens > budget:
@@ -336,13 +341,13 @@ class SummaryLadder:
             last_estimate = request.estimate_tokens
             yield request
 
-    def _elide(self, lines: Sequence[Line], target_tokens: int) -> list[Line] | None:
+    def elide(self, lines: Sequence[Line], target_tokens: int) -> list[Line] | None:
         """Cap every line at the largest token count under which the request fits.
 
         Returns ``None`` when even the smallest cap does not fit ``target_tokens``.
         """
         sizes = [line.tokens for line in lines]
-        room = target_tokens - self._fixed
+        room = target_tokens - self.fixed_tokens
         if not sizes or room <= 0:
             return None
         if sum(sizes) <= room:

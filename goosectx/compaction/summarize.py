@@ -5,7 +5,8 @@ provider error (DESIGN.md §4.2(2)). The summary sends the first rung of the req
 :mod:`goosectx.compaction.request` that fits; when the provider says it did not fit, one
 smaller request follows — planned for the window the server stated when that is smaller than
 the one the request was sized for (:class:`WindowShrank`: the caller plans the compaction
-again), else the next rung down — and no more: at most :data:`SUMMARY_REQUESTS` per summariser
+again), else the next rung down — and no more (when no rung fits, the one request is the
+digest rung's: :mod:`.digest_rung`): at most :data:`SUMMARY_REQUESTS` per summariser
 and attempt. The reply is parsed leniently and rendered to Markdown, or kept raw. The provider
 does not retry a summariser call (:data:`SUMMARY_RETRIES`).
 
@@ -21,6 +22,7 @@ import threading
 from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass, replace
 
+from goosectx.compaction.digest_rung import Digest, with_digest
 from goosectx.compaction.parse import parse_note_list, parse_summary
 from goosectx.compaction.prompts import TOOL_PAIRS_SYSTEM_PROMPT
 from goosectx.compaction.request import TOO_LARGE, SummaryLadder, no_rung_fits
@@ -132,13 +134,15 @@ def summary_from(provider: Provider, messages: Sequence[Message], instructions: 
                  counter: TokenCounter, *, cancel: threading.Event | None = None,
                  max_output_tokens: int | None = None, result_chars: int | None = 2_000,
                  billed: list[LedgerEntry] | None = None, resized: bool = False,
-                 ) -> SummaryResult:
+                 digest: Digest | None = None) -> SummaryResult:
     """Write the summary with one model: at most :data:`SUMMARY_REQUESTS` requests.
 
     The first rung that fits is sent; after a "too long" refusal, the next rung down (one
     request more), unless the server stated a window smaller than the one the request was
     sized for: then :class:`WindowShrank` is raised for the caller to plan for it and call
-    again with ``resized`` (one request, no further step).
+    again with ``resized`` (one request, no further step). When no rung fits, ``digest``
+    (if given) makes the one request: the digest of the oldest messages and the newest that
+    fit (:mod:`.digest_rung`).
 
     Raises:
         WindowShrank: the first request was refused, stating a smaller window (not ``resized``).
@@ -154,7 +158,7 @@ def summary_from(provider: Provider, messages: Sequence[Message], instructions: 
                            instructions=instructions, max_output_tokens=max_output_tokens,
                            result_chars=result_chars)
     rejected = 0
-    for candidate in ladder:
+    for candidate in with_digest(ladder, digest):
         if rejected == (1 if resized else SUMMARY_REQUESTS):
             break
         _stop_if_cancelled(cancel)
@@ -231,7 +235,8 @@ def model_summary(summarisers: Sequence[Provider], messages: Sequence[Message],
                   instructions: str | None, counter_for: CounterFor, *, replaced: int,
                   cancel: threading.Event | None = None, max_output_tokens: int | None = None,
                   result_chars: int | None = 2_000, billed: list[LedgerEntry] | None = None,
-                  resized: bool = False) -> Generator[Event, None, SummaryResult]:
+                  resized: bool = False, digest: Digest | None = None,
+                  ) -> Generator[Event, None, SummaryResult]:
     """Write the summary with the first summariser that succeeds.
 
     Yields an inline notice (and a new thinking notice, "Summarising ``replaced``
@@ -239,7 +244,8 @@ def model_summary(summarisers: Sequence[Provider], messages: Sequence[Message],
     it falls back to the next summariser; returns the :class:`SummaryResult`. A failed call
     that reported usage (an empty reply) has its ledger entry appended to ``billed``.
     ``resized``: the first summariser was refused in this attempt and the request is planned
-    for the window its server stated (it gets one request).
+    for the window its server stated (it gets one request). ``digest``: builds the digest
+    a request uses when no rung fits (:func:`summary_from`).
 
     Raises:
         WindowShrank: a summariser's server stated a smaller window (``index`` says which).
@@ -255,7 +261,7 @@ def model_summary(summarisers: Sequence[Provider], messages: Sequence[Message],
             return summary_from(provider, messages, instructions, counter_for(provider.model),
                                 cancel=cancel, max_output_tokens=max_output_tokens,
                                 result_chars=result_chars, billed=billed,
-                                resized=resized and i == 0)
+                                resized=resized and i == 0, digest=digest)
         except WindowShrank as shrank:
             shrank.index = i
             raise
