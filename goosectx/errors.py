@@ -216,6 +216,11 @@ class CompactionWouldGrow(CompactionFailed):
         gives its own figures)."""
 
 
+EXTRACTIVE_HINT = "use --strategy extractive"
+"""What works when a model summary does not: the extractive summary (``goosectx compact``'s
+option; the REPL names its own, ``/compact --extractive``)."""
+
+
 class SummaryOverBudget(CompactionWouldGrow):
     """A refused compaction whose cause is the model's summary, far over its budget.
 
@@ -238,7 +243,7 @@ class SummaryOverBudget(CompactionWouldGrow):
         self.message = (f"the model's summary {self.change}; nothing changed" if stopped else
                         f"the model's summary ({summary_tokens:,} tokens) was far over its "
                         f"budget of {budget_tokens:,}; nothing changed")
-        self.hint = "try again, or use --strategy extractive"
+        self.hint = f"try again, or {EXTRACTIVE_HINT}"
         self.args = (self.message,)
 
 

@@ -21,11 +21,11 @@ from goosectx.cli.start_warnings import shown_path
 from goosectx.compaction import calibration
 from goosectx.config import ApprovalMode
 from goosectx.conversation import Message, TextContent
-from goosectx.errors import GoosectxError
+from goosectx.errors import EXTRACTIVE_HINT, GoosectxError
 from goosectx.shell_escape import is_shell_escape
 from goosectx.shown import view_numbers
 
-CLI_STRATEGY_HINT = "use --strategy extractive"
+CLI_STRATEGY_HINT = EXTRACTIVE_HINT
 """The part of a compaction refusal's hint that only ``goosectx compact`` takes."""
 
 if TYPE_CHECKING:

@@ -37,7 +37,7 @@ from goosectx.compaction.results import (
     stand_in_lines,
 )
 from goosectx.conversation import Message, ToolResponse
-from goosectx.errors import CompactionFailed
+from goosectx.errors import EXTRACTIVE_HINT, CompactionFailed
 from goosectx.plain_record import compared_record
 from goosectx.tokens import MESSAGE_OVERHEAD_TOKENS, TokenCounter
 
@@ -380,8 +380,8 @@ class SummaryLadder:
 TOO_LARGE = "even with every tool result removed and long texts elided it is too large"
 
 
-NO_RUNG_HINT = ("use --strategy extractive (a summary built from the transcript, no model "
-                "call), or set compaction_model to a model with a larger context window")
+NO_RUNG_HINT = (f"{EXTRACTIVE_HINT} (a summary built from the transcript, no model call), or "
+                "set compaction_model to a model with a larger context window")
 """What works when no summary request fits: the extractive summary fits any window."""
 
 

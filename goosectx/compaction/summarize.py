@@ -30,6 +30,7 @@ from goosectx.compaction.summary import render_markdown
 from goosectx.compaction.toolpairs import TOOL_PAIRS_OUTPUT_TOKENS, ToolPair, notes_prompt
 from goosectx.conversation import Message
 from goosectx.errors import (
+    EXTRACTIVE_HINT,
     CompactionFailed,
     ContextLengthExceeded,
     MalformedModelReply,
@@ -182,7 +183,7 @@ def summary_from(provider: Provider, messages: Sequence[Message], instructions: 
             if billed is not None and response.usage is not None:
                 billed.append(entry)
             raise MalformedModelReply(_no_text_reply(provider.model, response.message),
-                                      "try again, or use --strategy extractive")
+                                      f"try again, or {EXTRACTIVE_HINT}")
         if response.finish_reason == STOPPED_OVER_BUDGET:  # the caller refuses it, and bills
             entry = replace(entry, usage=stopped_usage(provider, response.usage,  # what was
                                                        candidate.estimate_tokens,  # read
@@ -255,7 +256,7 @@ def model_summary(summarisers: Sequence[Provider], messages: Sequence[Message],
     """
     if not summarisers:
         raise ModelNotConfigured("no model is configured to write the summary",
-                                 "set GOOSE_MODEL, or use --strategy extractive")
+                                 f"set GOOSE_MODEL, or {EXTRACTIVE_HINT}")
     for i, provider in enumerate(summarisers):
         try:
             return summary_from(provider, messages, instructions, counter_for(provider.model),
