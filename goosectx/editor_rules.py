@@ -14,11 +14,10 @@ Core module: no printing.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import Any
 
-from goosectx.permission_rules import PermissionRules, parse_rule
+from goosectx.permission_rules import PermissionRules, rules_may_catch
 from goosectx.protected_paths import Where, protected_write
 from goosectx.sensitive import rule_paths
 from goosectx.shell_forms import CommandForms
@@ -63,11 +62,4 @@ def editor_protected(arguments: Mapping[str, Any], working_dir: Path) -> str | N
 
 def editor_checks(rules: PermissionRules) -> bool:
     """True when a deny or ask rule may catch a shell or ``text_editor`` call."""
-    for rule in (*rules.deny, *rules.ask):
-        try:
-            name = parse_rule(rule)[0]
-        except ValueError:
-            continue
-        if fnmatchcase("shell", name) or fnmatchcase("text_editor", name):
-            return True
-    return False
+    return rules_may_catch(rules, "shell", "text_editor")

@@ -108,6 +108,20 @@ def _check_editor_spec(rule: str, spec: str) -> None:
                          f"write text_editor({command}:*) for every {command}")
 
 
+def parsed(rule: str) -> tuple[str | None, str | None]:
+    """:func:`parse_rule`, or ``(None, None)`` for a malformed rule (refused when loaded)."""
+    try:
+        return parse_rule(rule)
+    except ValueError:
+        return None, None
+
+
+def rules_may_catch(rules: PermissionRules, *tools: str) -> bool:
+    """True when a deny or ask rule may catch a call of one of ``tools`` (``sh*``, ``*``)."""
+    return any(name is not None and any(fnmatchcase(tool, name) for tool in tools)
+               for rule in (*rules.deny, *rules.ask) for name in [parsed(rule)[0]])
+
+
 BUILTIN_TOOLS = ("shell", "text_editor", "tree")
 """The built-in tools' names (``tools/builtin.py``): a rule naming another tool without a
 wildcard or an extension's ``NAME__`` would never match anything (a typo such as ``Shell``)."""

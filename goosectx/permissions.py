@@ -48,6 +48,8 @@ from goosectx.permission_rules import (
     RuleKind,
     parse_permissions,
     parse_rule,
+    parsed,
+    rules_may_catch,
 )
 from goosectx.protected_paths import line_dirs
 from goosectx.rule_offer import suggested_rule
@@ -81,7 +83,7 @@ def rules_for_no_tool(rules: PermissionRules, extensions: Iterable[str]) -> list
     shown = ", ".join(known[:-1]) + f" and {known[-1]}"
     warnings = []
     for rule in dict.fromkeys((*rules.deny, *rules.ask, *rules.allow)):
-        name = _parsed(rule)[0]
+        name = parsed(rule)[0]
         if name is None or _names_a_tool(name, prefixes):
             continue
         case = (" (tool names are case-sensitive)" if _names_a_tool(name, prefixes, fold=True)
@@ -257,7 +259,7 @@ def _unreadable(rules: PermissionRules, subjects: list[CommandForms]) -> str | N
     """
     named = {(spec or "").split(" ", 1)[0].rstrip("*"): rule
              for rule in reversed((*rules.deny, *rules.ask))  # the first rule naming one
-             for name, spec in [_parsed(rule)] if name is not None and fnmatchcase("shell", name)}
+             for name, spec in [parsed(rule)] if name is not None and fnmatchcase("shell", name)}
     if not named:
         return None
     return unchecked(subjects, set(named)) or backstop(subjects, named)
@@ -265,15 +267,7 @@ def _unreadable(rules: PermissionRules, subjects: list[CommandForms]) -> str | N
 
 def shell_checks(rules: PermissionRules) -> bool:
     """True when a deny or ask rule may catch a shell call (``shell(rm*)``, ``sh*``)."""
-    return any(name is not None and fnmatchcase("shell", name)
-               for rule in (*rules.deny, *rules.ask) for name in [_parsed(rule)[0]])
-
-
-def _parsed(rule: str) -> tuple[str | None, str | None]:
-    try:
-        return parse_rule(rule)
-    except ValueError:
-        return None, None
+    return rules_may_catch(rules, "shell")
 
 
 def match_rules(rules: PermissionRules, tool_name: str, arguments: Mapping[str, Any],
@@ -376,7 +370,7 @@ def _spells(rule: str, head: str) -> bool:
     ``head``: a simple command up to a program it starts (``uv run pytest``, ``""`` for none);
     ``shell(uv run pytest*)`` names that program, ``shell(uv run*)`` does not.
     """
-    spec = _parsed(rule)[1]
+    spec = parsed(rule)[1]
     if not head or spec is None:
         return False
     literal = re.split(r"[*?\[]", spec, maxsplit=1)[0]
@@ -396,7 +390,7 @@ def _line_rules(rules: tuple[str, ...], tool_name: str,
         return ()
     found = []
     for rule in rules:
-        name, spec = _parsed(rule)
+        name, spec = parsed(rule)
         if (name is not None and fnmatchcase(tool_name, name) and spec is not None
                 and not any(c in spec for c in "*?[") and spec == command.strip()):
             found.append(rule)
