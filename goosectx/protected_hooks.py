@@ -97,25 +97,41 @@ def _configured(root: Path) -> tuple[Path, ...]:
 
 def _repository(root: Path) -> tuple[Path, list[Path]]:
     """The top of the work tree ``root`` is in and its config files (a worktree's common one)."""
+    top, git_dir, common = git_location(root)
+    if git_dir is None:
+        return top, []
+    if git_dir == top / ".git":
+        return top, [git_dir / "config"]
+    return top, [*(d / "config" for d in (common,) if d is not None),
+                 git_dir / "config.worktree"]
+
+
+def git_location(root: Path) -> tuple[Path, Path | None, Path | None]:
+    """``(top, git dir, common dir)`` of the work tree ``root`` is in.
+
+    A ``.git`` dir: ``(its parent, it, None)``; a ``.git`` file ``gitdir: DIR`` (a worktree,
+    a submodule): ``DIR`` and the common dir its ``commondir`` names (``None`` without one);
+    no ``.git`` above ``root``, or one that names no dir: no git dir.
+    """
     for up in (root, *root.parents):
         dot_git = up / ".git"
         if dot_git.is_dir():
-            return up, [dot_git / "config"]
+            return up, dot_git, None
         try:
             with open(dot_git, encoding="utf-8", errors="replace") as f:
                 line = f.readline(4096).strip()
         except OSError:
             continue
-        if not line.startswith("gitdir:"):
-            return up, []
-        git_dir = Path(os.path.normpath(up / line[7:].strip()))
+        named = line[7:].strip() if line.startswith("gitdir:") else ""
+        if not named:
+            return up, None, None
+        git_dir = Path(os.path.normpath(up / named))
         try:
-            common = (git_dir / "commondir").read_text(encoding="utf-8", errors="replace")
+            common = (git_dir / "commondir").read_text(encoding="utf-8", errors="replace").strip()
         except OSError:
             common = ""
-        shared = [Path(os.path.normpath(git_dir / common.strip()))] if common.strip() else []
-        return up, [*(d / "config" for d in shared), git_dir / "config.worktree"]
-    return root, []
+        return up, git_dir, Path(os.path.normpath(git_dir / common)) if common else None
+    return root, None, None
 
 
 @lru_cache(maxsize=32)

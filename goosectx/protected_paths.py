@@ -32,7 +32,7 @@ from pathlib import Path
 
 from goosectx.glob_words import pattern_paths
 from goosectx.own_files import own_write
-from goosectx.protected_hooks import hooks_write
+from goosectx.protected_hooks import git_location, hooks_write
 from goosectx.sensitive import expand_user, inside, resolve
 from goosectx.shell_dirs import Dir, Unknown, Walked, chdir_dirs, command_dirs, expanded
 from goosectx.shell_options import long_option, short_value, value_at
@@ -228,25 +228,9 @@ def git_dirs(where: Where | None) -> tuple[Path, ...]:
     root, found = where.root, []
     if git_dir := os.environ.get("GIT_DIR"):
         found.append(Path(os.path.normpath(root / expand_user(git_dir))))
-    for up in (root, *root.parents):
-        dot_git = up / ".git"
-        if dot_git.is_dir():
-            break
-        try:
-            with open(dot_git, encoding="utf-8", errors="replace") as f:
-                line = f.readline(4096).strip()
-        except OSError:
-            continue
-        if line.startswith("gitdir:") and (named := line[7:].strip()):
-            top = Path(os.path.normpath(up / named))
-            found.append(top)
-            try:
-                common = (top / "commondir").read_text(encoding="utf-8", errors="replace")
-            except OSError:
-                common = ""
-            if common.strip():
-                found.append(Path(os.path.normpath(top / common.strip())))
-        break
+    top, named, common = git_location(root)
+    if named is not None and named != top / ".git":  # a .git file's (a .git dir is judged
+        found += [d for d in (named, common) if d is not None]  # as .git)
     return tuple(dict.fromkeys((*found, *map(resolve, found))))
 
 
