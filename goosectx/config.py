@@ -346,17 +346,18 @@ def load_settings(
     if path is not None and not path.exists():
         raise ConfigError(f"config file {path} does not exist", "check the --config path")
     if path is None:
-        candidate = default_config_path()
+        named = env_config_path()
+        candidate = named or user_config_path()  # (default_config_path)
         if candidate.is_dir():
             raise ConfigError(f"config file {candidate} is a directory",
                               "point GOOSECTX_CONFIG at a file")
-        if env_config_path() is not None and not candidate.exists():
+        if named is not None and not candidate.exists():
             # A typo must not drop the file's permission rules: refused, as --config is.
             raise ConfigError(f"config file {candidate} does not exist",
                               "check the GOOSECTX_CONFIG path, or unset it for the defaults")
         # A named one is read as --config is, a pipe too (``GOOSECTX_CONFIG=<(…)``): never
         # dropped for the defaults (its deny rules, its mode).
-        path = candidate if candidate.is_file() or env_config_path() is not None else None
+        path = candidate if candidate.is_file() or named is not None else None
     raw: dict[str, Any] = read_toml(path) if path is not None else {}
     settings.config_path = path
     if raw:
