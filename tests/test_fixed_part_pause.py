@@ -99,5 +99,5 @@ def test_resumed_in_a_smaller_window_the_fixed_part_pause_is_said(
     third = run(1000, "--resume", "t", "-t", "step three")
     assert third.returncode == 0, third.stderr
     shown = " ".join(third.stderr.split())
-    assert "Auto-compaction is paused for this session: the system prompt and tool " \
+    assert "Auto-compaction is paused: the system prompt and tool " \
            "definitions sent with every request alone take about" in shown

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NoReturn
 
 from goosectx.compaction import calibration
 from goosectx.compaction.figures import ContextFigures, RequestContext
@@ -148,12 +148,36 @@ class ContextManager(ContextFigures):
                                           context_limit_tokens=self.context_limit().tokens,
                                           fixed_part=lambda: self.fixed_part_notice(request))
             yield from self._guard_notices()
+        elif decision.reason == "paused" and current > self.context_limit().tokens:
+            yield from self._fit_window(request, cancel)  # the pause is about the threshold
         elif decision.reason == "no_growth":  # waiting for growth a compaction cannot undo:
             notice = self.fixed_part_notice(request)  # the fixed part alone fills the window
             if notice is not None:
                 self.guard.pause(notice)
                 yield from self._guard_notices()
         self._call_estimate = self.breakdown(request).total
+
+    def _fit_window(self, request: RequestContext, cancel: threading.Event | None
+                    ) -> Iterator[Event]:
+        """Paused, a request over the context limit itself: compact it once, or end the turn.
+
+        The pause (about the threshold) stays; a server truncating silently refuses nothing.
+        """
+        from goosectx.compaction.decide import LARGER_MODEL_HINT
+
+        limit = self.context_limit().tokens
+        if (fixed_part := self._fixed_part_error(request, 1.0)) is not None:
+            raise fixed_part
+        if self.guard.compacted_since_call:  # one already ran for this request
+            raise ContextLengthExceeded(f"the request is still over the context window "
+                                        f"({limit:,} tokens) after a compaction", LARGER_MODEL_HINT)
+        try:
+            yield from self._compact(request, trigger="auto", strategy=self.guard.strategy("llm"),
+                                     fallback_extractive=True, cancel=cancel)
+        except (ProviderError, CompactionFailed) as exc:
+            self._not_fitted(request, exc)
+        if not _is_set(cancel) and self.current_tokens(request)[0] > limit:
+            yield from self._fit_window(request, cancel)  # raises: still over after it
 
     def _guard_notices(self) -> Iterator[Event]:
         from goosectx.events import Notification
@@ -169,15 +193,14 @@ class ContextManager(ContextFigures):
         ``ContextLengthExceeded`` (with a larger-model hint) a third time in a turn, for a
         model that manages its own context, or when nothing is left to compact.
         """
-        from goosectx.compaction.decide import LARGER_MODEL_HINT, reactive_refusal
+        from goosectx.compaction.decide import reactive_refusal
 
         refusal = reactive_refusal(manages_own_context=self.manages_own_context,
                                    reactive_this_turn=self._reactive_this_turn)
         if refusal is not None:
             raise self._fixed_part_error(request, self.settings.threshold_ratio) or refusal
-        fixed_part = self._fixed_part_error(request, 1.0)
-        if fixed_part is not None:  # compacting the history for nothing: it stays as it is
-            raise fixed_part
+        if (fixed_part := self._fixed_part_error(request, 1.0)) is not None:
+            raise fixed_part  # compacting the history for nothing: it stays as it is
         self._reactive_this_turn += 1
         if self._call_estimate:  # the refusal proves a ratio that said "it fits" too low
             calibration.refused(self.session.state, self._model() or "",
@@ -187,14 +210,19 @@ class ContextManager(ContextFigures):
             yield from self._compact(request, trigger="reactive", strategy=strategy,
                                      fallback_extractive=True, cancel=cancel)
         except CompactionFailed as exc:
-            self.guard.on_failed(counts=not isinstance(exc, CompactionWouldGrow))
-            fixed_part = self._fixed_part_error(request, self.settings.threshold_ratio)
-            if fixed_part is not None:
-                raise fixed_part from None
-            raise ContextLengthExceeded(f"the request does not fit the context window "
+            self._not_fitted(request, exc)
+
+    def _not_fitted(self, request: RequestContext, exc: ProviderError | CompactionFailed
+                    ) -> NoReturn:
+        """A compaction to fit the window failed: the error that ends the turn."""
+        from goosectx.compaction.decide import LARGER_MODEL_HINT
+
+        self.guard.on_failed(counts=not isinstance(exc, CompactionWouldGrow))
+        raise (self._fixed_part_error(request, self.settings.threshold_ratio)
+               or ContextLengthExceeded(f"the request does not fit the context window "
                                         f"({self.context_limit().tokens:,} tokens) and "
                                         f"compaction failed: {exc.message}",
-                                        LARGER_MODEL_HINT) from None
+                                        LARGER_MODEL_HINT)) from None
 
     def _fixed_part_error(self, request: RequestContext, ratio: float
                           ) -> ContextLengthExceeded | None:
@@ -203,16 +231,13 @@ class ContextManager(ContextFigures):
         It names what takes the room (the extensions) and the fix, as the pause notice does,
         instead of "use a larger model" alone; ``None`` when the fixed part is smaller.
         """
-        if self.manages_own_context:
-            return None
         from goosectx.compaction.decide import fixed_part_cause
 
-        found = self.fixed_part_cause(request, ratio)
+        found = None if self.manages_own_context else self.fixed_part_cause(request, ratio)
         if found is None:
             return None
         cause, fix = fixed_part_cause(*found)
-        return ContextLengthExceeded(f"the request does not fit the context window: {cause}",
-                                     fix)
+        return ContextLengthExceeded(f"the request does not fit the context window: {cause}", fix)
 
     def after_call(self, request: RequestContext, *,
                    cancel: threading.Event | None = None) -> Iterator[Event]:
@@ -261,8 +286,7 @@ class ContextManager(ContextFigures):
             CompactionFailed: the model manages its own context, nothing to compact, or the
                 summary request cannot be made to fit; :class:`CompactionWouldGrow` when the
                 view would not shrink (its hint names the fixed part when that alone is over
-                the threshold). ProviderError: the summary call failed. In both cases the
-                history is untouched.
+                the threshold). ProviderError: the summary call failed. History untouched.
         """
         if strategy not in ("llm", "extractive"):
             raise ValueError(f"unknown compaction strategy {strategy!r}")
