@@ -53,7 +53,8 @@ def test_a_request_no_compaction_brings_under_the_limit_is_not_sent(tmp_path: Pa
     h.session.state.auto_compaction_paused = True
     done = finished(h.turn("run the long task"))
     assert done.status == "error"
-    assert done.error is not None and "over the context window (3,000 tokens)" in done.error
+    assert done.error is not None
+    assert "does not fit the context window (3,000 tokens) even after a compaction" in done.error
     assert "larger context window" in done.error
     replies = [e.usage.input_tokens for e in h.session.ledger.entries if e.purpose == "reply"]
     assert max(replies) <= 3_000 and len(replies) == 3  # the fourth was never sent

@@ -119,7 +119,9 @@ class ContextManager(ContextFigures):
 
         Compacts when :func:`~goosectx.compaction.decide.decide_auto` says so (calibrated
         ``current``, growth guard, pause). A failed summary call falls back to the extractive
-        summary; a cancel leaves the history untouched. Notes the raw request estimate.
+        summary; a cancel leaves the history untouched. Notes the raw request estimate. Paused,
+        a request over the context limit itself is compacted or ends the turn (the reactive
+        path's error) instead of being sent (:meth:`_fit_window`).
         """
         if _is_set(cancel):
             return
@@ -148,36 +150,32 @@ class ContextManager(ContextFigures):
                                           context_limit_tokens=self.context_limit().tokens,
                                           fixed_part=lambda: self.fixed_part_notice(request))
             yield from self._guard_notices()
-        elif decision.reason == "paused" and current > self.context_limit().tokens:
-            yield from self._fit_window(request, cancel)  # the pause is about the threshold
         elif decision.reason == "no_growth":  # waiting for growth a compaction cannot undo:
             notice = self.fixed_part_notice(request)  # the fixed part alone fills the window
             if notice is not None:
                 self.guard.pause(notice)
                 yield from self._guard_notices()
+        if decision.reason != "disabled" and self.session.state.auto_compaction_paused:
+            yield from self._fit_window(request, cancel)  # (a silent server truncates it)
         self._call_estimate = self.breakdown(request).total
 
     def _fit_window(self, request: RequestContext, cancel: threading.Event | None
                     ) -> Iterator[Event]:
-        """Paused, a request over the context limit itself: compact it once, or end the turn.
-
-        The pause (about the threshold) stays; a server truncating silently refuses nothing.
-        """
-        from goosectx.compaction.decide import LARGER_MODEL_HINT
-
+        """Paused (the pause stays), a request over the limit is compacted once or not sent."""
         limit = self.context_limit().tokens
+        if _is_set(cancel) or self.current_tokens(request)[0] <= limit:
+            return
         if (fixed_part := self._fixed_part_error(request, 1.0)) is not None:
             raise fixed_part
-        if self.guard.compacted_since_call:  # one already ran for this request
-            raise ContextLengthExceeded(f"the request is still over the context window "
-                                        f"({limit:,} tokens) after a compaction", LARGER_MODEL_HINT)
-        try:
-            yield from self._compact(request, trigger="auto", strategy=self.guard.strategy("llm"),
-                                     fallback_extractive=True, cancel=cancel)
-        except (ProviderError, CompactionFailed) as exc:
-            self._not_fitted(request, exc)
+        if not self.guard.compacted_since_call:  # none ran yet for this request
+            try:
+                yield from self._compact(request, trigger="auto",
+                                         strategy=self.guard.strategy("llm"),
+                                         fallback_extractive=True, cancel=cancel)
+            except (ProviderError, CompactionFailed) as exc:
+                self._not_fitted(request, exc)
         if not _is_set(cancel) and self.current_tokens(request)[0] > limit:
-            yield from self._fit_window(request, cancel)  # raises: still over after it
+            self._not_fitted(request, None)
 
     def _guard_notices(self) -> Iterator[Event]:
         from goosectx.events import Notification
@@ -212,16 +210,17 @@ class ContextManager(ContextFigures):
         except CompactionFailed as exc:
             self._not_fitted(request, exc)
 
-    def _not_fitted(self, request: RequestContext, exc: ProviderError | CompactionFailed
+    def _not_fitted(self, request: RequestContext, exc: ProviderError | CompactionFailed | None
                     ) -> NoReturn:
-        """A compaction to fit the window failed: the error that ends the turn."""
+        """Ends the turn: a compaction failed (``exc``) or left the request over the limit."""
         from goosectx.compaction.decide import LARGER_MODEL_HINT
 
-        self.guard.on_failed(counts=not isinstance(exc, CompactionWouldGrow))
+        if exc is not None:
+            self.guard.on_failed(counts=not isinstance(exc, CompactionWouldGrow))
+        why = "even after a compaction" if exc is None else f"and compaction failed: {exc.message}"
         raise (self._fixed_part_error(request, self.settings.threshold_ratio)
                or ContextLengthExceeded(f"the request does not fit the context window "
-                                        f"({self.context_limit().tokens:,} tokens) and "
-                                        f"compaction failed: {exc.message}",
+                                        f"({self.context_limit().tokens:,} tokens) {why}",
                                         LARGER_MODEL_HINT)) from None
 
     def _fixed_part_error(self, request: RequestContext, ratio: float
