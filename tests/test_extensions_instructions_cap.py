@@ -17,14 +17,14 @@ from goosectx.extensions.manager import ExtensionManager
 from goosectx.providers.scripted import ScriptedReply
 
 
-def run(spec: str, **options: object) -> str:
+def run(spec: str, *, exit_code: int = 0, **options: object) -> str:
     settings = load_settings()
     settings.extensions.flags = ((spec,), ())
     out, err = io.StringIO(), io.StringIO()
     code = run_task(settings, text="hi", input_file=None, continue_=False, max_turns=None,
                     output_format="text", mode="auto", model=None, stdin=io.StringIO(""),
                     stdout=out, stderr=err, **{"name": None, "resume": None, **options})
-    assert code == 0, err.getvalue()
+    assert code == exit_code, err.getvalue()
     return err.getvalue()
 
 
@@ -64,10 +64,16 @@ def test_pause_notice_names_the_extension_whose_instructions_fill_the_window(
     fake_model.add({"text": "hello", "usage": {"prompt_tokens": 1900, "completion_tokens": 5}},
                    {"text": "again", "usage": {"prompt_tokens": 1900, "completion_tokens": 5}})
     spec = demo_spec("--long-instructions", "65000")
-    shown = run(spec, name="big") + run(spec, resume="big")
+    shown = run(spec, name="big", exit_code=1)
     notice = next(line for line in shown.splitlines() if "alone take" in line)
     assert "demo: instructions ~" in notice, notice
     assert "max_instructions_chars" in notice and "[extensions.demo]" in notice
+    # Paused, a request over the limit itself (304% of it) is not sent: the turn ends with the
+    # same cause and fix (as a refusal would), and the server sees no request.
+    error = shown.split("error: ", 1)[1]
+    assert error.startswith("the request does not fit the context window")
+    assert "demo: instructions ~" in error and "max_instructions_chars" in error
+    assert fake_model.requests == []
 
 
 def test_context_shows_the_cut_instructions(tmp_path: Path) -> None:

@@ -354,7 +354,8 @@ def test_a_relative_cmd_that_is_not_there_says_where_it_was_looked_for(
 def test_tools_alone_over_the_context_limit_name_the_extension_not_compact(
         fake_model: FakeServer, work: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The fixed part of every request (system prompt + tool schemas) alone over the context
-    limit: compaction cannot help, so the notice names the extension and the fix, not /compact."""
+    limit: compaction cannot help, so the notice names the extension and the fix, not /compact;
+    paused, the request over the limit is not sent (the turn ends as a refusal would)."""
     monkeypatch.chdir(work)
     monkeypatch.setenv("GOOSE_CONTEXT_LIMIT", "1000")
     fake_model.add({"text": "hello", "usage": {"prompt_tokens": 1900, "completion_tokens": 5}},
@@ -364,13 +365,15 @@ def test_tools_alone_over_the_context_limit_name_the_extension_not_compact(
     settings.extensions.tool_budget_ratio = 1.0
     out, err = io.StringIO(), io.StringIO()
     for options in ({"name": "big"}, {"resume": "big"}):
-        assert 0 == run_task(settings, text="hi", input_file=None, continue_=False, max_turns=None,
+        assert 1 == run_task(settings, text="hi", input_file=None, continue_=False, max_turns=None,
                         output_format="text", mode="auto", model=None, stdin=io.StringIO(""),
                         stdout=out, stderr=err, **{"name": None, "resume": None, **options})
     shown = err.getvalue()
     assert "/compact in the REPL" not in shown and "goosectx compact" not in shown
     assert "system prompt and tool definitions sent with every request alone" in shown
     assert "Extensions in it — demo: 13 tools" in shown and "tool_budget_ratio" in shown
+    assert "error: the request does not fit the context window: the system prompt" in shown
+    assert fake_model.requests == []
 
 
 def test_a_server_dying_mid_call_shows_its_stderr_and_every_call_is_named(

@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 from conftest import DUMMY_API_KEY, FAKE_MODEL
 from fakeserver import FakeServer
+from test_compaction_e2e import is_summary_call
 
 
 def _goosectx(server: FakeServer, cwd: Path, *args: str, stdin: str = "", limit: int = 1000
@@ -96,8 +97,13 @@ def test_resumed_in_a_smaller_window_the_fixed_part_pause_is_said(
     assert first.returncode == 0, first.stderr
     second = run(2000, "--resume", "t", "-t", "step two")
     assert "compacted" in first.stderr + second.stderr  # the last compaction, at 2,000
+    sent = len(fake_server.requests)
     third = run(1000, "--resume", "t", "-t", "step three")
-    assert third.returncode == 0, third.stderr
     shown = " ".join(third.stderr.split())
-    assert "Auto-compaction is paused for this session: the system prompt and tool " \
+    assert "Auto-compaction is paused: the system prompt and tool " \
            "definitions sent with every request alone take about" in shown
+    # and the request over the window is not sent: the turn ends naming the same cause
+    assert third.returncode == 1, third.stderr
+    assert "error: the request does not fit the context window: the system prompt and tool " \
+           "definitions" in shown
+    assert all(is_summary_call(r) for r in fake_server.requests[sent:])

@@ -61,10 +61,10 @@ def test_a_pause_with_the_request_still_over_the_limit_leads_with_that(
     monkeypatch.setenv("GOOSE_CONTEXT_LIMIT", "2000")
     flat = " ".join(paused_run(fake_model, capsys, 2100).split())
     notice = flat[flat.index("Auto-compaction is paused"):]
-    assert re.match(r"Auto-compaction is paused for this session: the request is still 105% of "
+    assert re.match(r"Auto-compaction is paused: the request is still 105% of "
                     r"the 2,000-token limit after the last compaction \(the provider reported "
-                    r"[\d,]+ → 2,100 tokens\)\. Over the whole window, the next request may be "
-                    r"refused: send less at once", notice), notice
+                    r"[\d,]+ → 2,100 tokens\)\. Over the whole window, the next request may not "
+                    r"fit: send less at once", notice), notice
     assert "only" not in notice and "less)" not in notice
 
 
@@ -76,7 +76,7 @@ def test_stream_json_says_still_over_the_threshold_first(
     events = [json.loads(line) for line in out.splitlines() if line.startswith("{")]
     (text,) = [e["text"] for e in events
                if e["type"] == "notification" and "paused" in e["text"]]
-    assert text.startswith("Auto-compaction is paused for this session: the request is still "
+    assert text.startswith("Auto-compaction is paused: the request is still "
                            "85% of the 2,000-token limit after the last compaction"), text
     assert "Over the whole window" not in text  # 85 %: under the window, over the threshold
 
@@ -100,6 +100,6 @@ def test_the_repl_shows_the_same_reason_first(tmp_path: Path) -> None:
         world.store.close()
     flat = " ".join(out.split())
     notice = flat[flat.index("Auto-compaction is paused"):]
-    assert re.match(r"Auto-compaction is paused for this session: the request is still 105% of "
+    assert re.match(r"Auto-compaction is paused: the request is still 105% of "
                     r"the 2,000-token limit after the last compaction \(the provider reported "
                     r"[\d,]+ → 2,100 tokens\)\. Over the whole window", notice), notice

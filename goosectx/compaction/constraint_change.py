@@ -2,7 +2,12 @@
 
 Part of step 3 of the compaction pipeline (docs/architecture.md §5). The facts list the lines
 of the user's requests that state a requirement (:data:`~goosectx.compaction.carry.CONSTRAINT`).
-Two things make that list wrong without this module:
+Three things make that list wrong without this module:
+
+* a rule shares its line with sentences that are none: "Task: port the parser to rust. Never
+  use unsafe." — the rule sentences are taken, and an order beside them, not a statement of
+  the task or a description; an issue's "fails when arguments do not appear" (a negation with
+  its subject) is no rule (:func:`_rule_sentences`);
 
 * quoted code and error output say "only" and "without" too: a line inside fenced code
   (```` ``` ```` or ``~~~``) or one that reads as an error or a traceback (``TypeError: …``,
@@ -118,8 +123,44 @@ def request_lines(text: str, is_constraint: Callable[[str], object]) -> tuple[st
         if line and (is_constraint(line) or changes and (
                 CHANGE.search(line) if lowered is None else _CHANGE_LOWER.search(lowered[at]))
                 ) and not _NOT_PROSE.match(line):
-            out.append(line)
+            rule = _rule_sentences(line, is_constraint, changes)
+            if rule:
+                out.append(rule)
     return tuple(out)
+
+
+_RULE_END = LazyPattern(r"(?<=[.!?])\s+(?=[^\sa-z])")
+"""Where a line's sentences part for :func:`_rule_sentences`: after ``.``, ``!`` or ``?``, white
+space and no lower-case letter ("e.g. use" and a clause after ``;`` stay in their sentence)."""
+_DESCRIBED = LazyPattern(
+    r"\b(?!(?:you|we|i|please|and|but|or|so|then|just|also|simply|to|should|must|shall|will"
+    r"|would|can|could|may|might)\b)[a-z]\w*\s+(?:do not|don't|never)\b", re.I)
+"""A negation with its subject before it: "arguments do not appear", "it never returns" — a
+description (an issue's title or text), not the user's rule; "never use", "you do not need
+to", "please don't", "must never" stay rules."""
+_STATEMENT = LazyPattern(
+    r"^(?:[^\s:]+(?: [^\s:]+){0,2}:\s|(?:i|we|the|this|that|these|those|it|its|there|here|my"
+    r"|our|a|an|they|their|he|she|when|if|as|since|because)\b)", re.I)
+"""A sentence that states the task or describes (``Task: port the parser.``, ``We are
+building a CLI.``), not an order like ``Use tabs for indentation.``"""
+
+
+def _rule_sentences(line: str, is_constraint: Callable[[str], object], changes: bool) -> str:
+    """The sentences of ``line`` that are rules or change one, joined (``""``: none).
+
+    A sentence with a rule word is one unless its only one is a described negation
+    (:data:`_DESCRIBED`: an issue's "fails when arguments do not appear"); beside such a
+    sentence an order without one ("Use tabs for indentation.") is a rule too, a statement of
+    the task or of what is ("Task: port the parser to rust.", :data:`_STATEMENT`) is not.
+    """
+    parts = _RULE_END.split(line)
+    rules = [bool(changes and _is_change(part) or is_constraint(part) and (
+        "n" not in part or is_constraint(_DESCRIBED.sub("", part)))) for part in parts]
+    if not any(rules):
+        return ""
+    kept = [part for part, rule in zip(parts, rules, strict=True)
+            if rule or not (is_constraint(part) or _STATEMENT.match(part))]
+    return line if len(kept) == len(parts) else " ".join(kept)
 
 
 def _is_change(line: str) -> bool:

@@ -159,18 +159,21 @@ def storm_notice(next_input_tokens: int, step_tokens: int, context_limit_tokens:
             f"last compaction left room for only {room:,} more below the threshold "
             f"({round(100 * threshold_ratio)}% of the {context_limit_tokens:,}-token limit; "
             f"the provider reported {next_input_tokens:,} tokens after it), so the "
-            f"conversation would be summarised again every step or two.{GOES_ON} To keep "
-            "compacting, use a model with a larger context "
+            f"conversation would be summarised again every step or two.{GOES_ON} To compact "
+            "less often, use a model with a larger context "
             "window (/model or --model), raise auto_compact_threshold, or lower "
             f"tool_output_max_chars so each tool response adds less. {PAUSE_FIX}")
 
 
-PAUSE_FIX = ("Compacting by hand (/compact in the REPL, goosectx compact SESSION otherwise) "
-             "lifts the pause; /clear or a new session starts the model afresh.")
-"""How the pause ends, worded for both the REPL and ``run`` (whose notices say the same)."""
+PAUSE_FIX = ("A request over the context limit itself is still compacted. The pause lasts "
+             "until a compaction by hand (/compact in the REPL, goosectx compact SESSION "
+             "otherwise), /clear, or a compaction after the provider refuses a request as too "
+             "long; a new session starts without it.")
+"""What the pause leaves and what ends it (``execute``: a manual or reactive compaction;
+``CompactionGuard.on_clear``), worded for both the REPL and ``run``."""
 
 
-PAUSED = "Auto-compaction is paused for this session: "
+PAUSED = "Auto-compaction is paused: "
 """Starts every pause notice; what follows is the reason (:func:`pause_reason`)."""
 GOES_ON = " The turn goes on without auto-compaction."
 """Said in a pause notice shown mid-turn only: not kept with the reason (:func:`pause_reason`)."""
@@ -200,7 +203,8 @@ def pause_notice(trigger_tokens: int, reported_input_tokens: int, context_limit_
     It leads with why (:func:`ineffective`): the request grew, is still over the threshold
     (``still 129% of the 128,000-token limit after the last compaction``), or shrank by less
     than :data:`MIN_SAVING_RATIO`; then the provider's two figures; then what to do — over the
-    limit itself, also that the next request may be refused and how to send less.
+    limit itself, also that the next request may not fit (it is compacted again, or the turn
+    ends with an error, instead of being sent) and how to send less.
     """
     pct = round(100 * reported_input_tokens / context_limit_tokens) if context_limit_tokens else 0
     limit = f"{pct}% of the {context_limit_tokens:,}-token limit"
@@ -213,7 +217,7 @@ def pause_notice(trigger_tokens: int, reported_input_tokens: int, context_limit_
         saved_pct = round(100 * (trigger_tokens - reported_input_tokens) / trigger_tokens)
         reason = (f"the last compaction made the request only {saved_pct}% smaller, to {limit} "
                   f"({figures})")
-    over = (" Over the whole window, the next request may be refused: "
+    over = (" Over the whole window, the next request may not fit: "
             "send less at once (a shorter message or file), or "
             f"{LARGER_MODEL_HINT.removesuffix(', or start a new session')}."
             if pct >= 100 else "")

@@ -35,6 +35,7 @@ class CompactionGuard:
         self._loop_tokens: int | None = None
         self._step_tokens: int | None = None
         self._judged_step_tokens: int | None = None
+        self._said: str | None = None  # the cause of the pause last told (a notice), if any
 
     def note_current(self, current_tokens: int, *, in_tool_loop: bool) -> None:
         """Note ``current`` before a model call; in a tool loop, the step's size is the change.
@@ -81,11 +82,13 @@ class CompactionGuard:
             return
         if ineffective(judged, usage.input_tokens, context_limit_tokens, threshold_ratio):
             self._pause(pause_notice(judged, usage.input_tokens, context_limit_tokens,
-                                     threshold_ratio))
+                                     threshold_ratio), "ineffective")
         elif step is not None and storm(usage.input_tokens, step, context_limit_tokens,
                                         threshold_ratio):
             self._pause(storm_notice(usage.input_tokens, step, context_limit_tokens,
-                                     threshold_ratio))
+                                     threshold_ratio), "storm")
+        else:  # auto-compaction goes on: a later pause is a new one, told again
+            self._said = None
 
     def strategy(self, wanted: CompactionStrategy) -> CompactionStrategy:
         """The strategy of an automatic compaction: extractive after 3 failed attempts."""
@@ -116,7 +119,8 @@ class CompactionGuard:
         if trigger in ("auto", "reactive"):
             self.state.judge_input_tokens = tokens_before
             self.state.growth_base_tokens = tokens_after
-        else:
+        else:  # the user lifted the pause: one set again is told again
+            self._said = None
             self.state.judge_input_tokens = None
             self.state.growth_base_tokens = None
 
@@ -146,8 +150,10 @@ class CompactionGuard:
             if not self.state.auto_compaction_paused:
                 from goosectx.compaction.decide import would_grow_notice
 
-                self._pause(fixed_part() or would_grow_notice(
-                    current_tokens, reported, context_limit_tokens, exc.message))
+                notice = fixed_part()
+                self._pause(notice or would_grow_notice(
+                    current_tokens, reported, context_limit_tokens, exc.message),
+                    "would_grow" if notice is None else "fixed_part")
             return
         self.on_failed(counts=not exc.message.startswith("nothing to compact"))
         self.notices.append(f"Auto-compaction failed: {exc.one_line()} — the history is "
@@ -160,15 +166,22 @@ class CompactionGuard:
         with a smaller window): no compaction is tried, none could help.
         """
         if not self.state.auto_compaction_paused:
-            self._pause(notice)
+            self._pause(notice, "fixed_part")
 
-    def _pause(self, notice: str) -> None:
-        """Pause auto-compaction, keeping why (``/context`` says it again), and tell the user."""
+    def _pause(self, notice: str, cause: str) -> None:
+        """Pause auto-compaction, keeping why (``/context`` says it again), and tell the user.
+
+        Told once: set again for the same ``cause`` after a reactive compaction lifted it (a
+        provider refusing requests as too long, every turn of a small window) it is not told
+        again; a new cause, or a pause after the user or a judgement lifted it, is.
+        """
         from goosectx.compaction.decide import pause_reason
 
         self.state.auto_compaction_paused = True
         self.state.pause_reason = pause_reason(notice)
-        self.notices.append(notice)
+        if cause != self._said:
+            self.notices.append(notice)
+        self._said = cause
 
     def on_clear(self) -> None:
         """``/clear``: lift the pause and forget the guard figures."""
@@ -178,6 +191,7 @@ class CompactionGuard:
         self.state.judge_input_tokens = None
         self.state.growth_base_tokens = None
         self.compacted_since_call = False
+        self._said = None
 
     def take_notices(self) -> list[str]:
         """The notices to show now (each once)."""

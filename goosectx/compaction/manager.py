@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NoReturn
 
 from goosectx.compaction import calibration
 from goosectx.compaction.figures import ContextFigures, RequestContext
@@ -118,7 +118,9 @@ class ContextManager(ContextFigures):
 
         Compacts when :func:`~goosectx.compaction.decide.decide_auto` says so (calibrated
         ``current``, growth guard, pause). A failed summary call falls back to the extractive
-        summary; a cancel leaves the history untouched. Notes the raw request estimate.
+        summary; a cancel leaves the history untouched. Notes the raw request estimate. Paused,
+        a request over the context limit itself is compacted or ends the turn (the reactive
+        path's error) instead of being sent (:meth:`_fit_window`).
         """
         if _is_set(cancel):
             return
@@ -152,7 +154,27 @@ class ContextManager(ContextFigures):
             if notice is not None:
                 self.guard.pause(notice)
                 yield from self._guard_notices()
+        if decision.reason != "disabled" and self.session.state.auto_compaction_paused:
+            yield from self._fit_window(request, cancel)  # (a silent server truncates it)
         self._call_estimate = self.breakdown(request).total
+
+    def _fit_window(self, request: RequestContext, cancel: threading.Event | None
+                    ) -> Iterator[Event]:
+        """Paused (the pause stays), a request over the limit is compacted once or not sent."""
+        limit = self.context_limit().tokens
+        if _is_set(cancel) or self.current_tokens(request)[0] <= limit:
+            return
+        if (fixed_part := self._fixed_part_error(request, 1.0)) is not None:
+            raise fixed_part
+        if not self.guard.compacted_since_call:  # none ran yet for this request
+            try:
+                yield from self._compact(request, trigger="auto",
+                                         strategy=self.guard.strategy("llm"),
+                                         fallback_extractive=True, cancel=cancel)
+            except (ProviderError, CompactionFailed) as exc:
+                self._not_fitted(request, exc)
+        if not _is_set(cancel) and self.current_tokens(request)[0] > limit:
+            self._not_fitted(request, None)
 
     def _guard_notices(self) -> Iterator[Event]:
         from goosectx.events import Notification
@@ -168,15 +190,14 @@ class ContextManager(ContextFigures):
         ``ContextLengthExceeded`` (with a larger-model hint) a third time in a turn, for a
         model that manages its own context, or when nothing is left to compact.
         """
-        from goosectx.compaction.decide import LARGER_MODEL_HINT, reactive_refusal
+        from goosectx.compaction.decide import reactive_refusal
 
         refusal = reactive_refusal(manages_own_context=self.manages_own_context,
                                    reactive_this_turn=self._reactive_this_turn)
         if refusal is not None:
             raise self._fixed_part_error(request, self.settings.threshold_ratio) or refusal
-        fixed_part = self._fixed_part_error(request, 1.0)
-        if fixed_part is not None:  # compacting the history for nothing: it stays as it is
-            raise fixed_part
+        if (fixed_part := self._fixed_part_error(request, 1.0)) is not None:
+            raise fixed_part  # compacting the history for nothing: it stays as it is
         self._reactive_this_turn += 1
         if self._call_estimate:  # the refusal proves a ratio that said "it fits" too low
             calibration.refused(self.session.state, self._model() or "",
@@ -186,14 +207,20 @@ class ContextManager(ContextFigures):
             yield from self._compact(request, trigger="reactive", strategy=strategy,
                                      fallback_extractive=True, cancel=cancel)
         except CompactionFailed as exc:
+            self._not_fitted(request, exc)
+
+    def _not_fitted(self, request: RequestContext, exc: ProviderError | CompactionFailed | None
+                    ) -> NoReturn:
+        """Ends the turn: a compaction failed (``exc``) or left the request over the limit."""
+        from goosectx.compaction.decide import LARGER_MODEL_HINT
+
+        if exc is not None:
             self.guard.on_failed(counts=not isinstance(exc, CompactionWouldGrow))
-            fixed_part = self._fixed_part_error(request, self.settings.threshold_ratio)
-            if fixed_part is not None:
-                raise fixed_part from None
-            raise ContextLengthExceeded(f"the request does not fit the context window "
-                                        f"({self.context_limit().tokens:,} tokens) and "
-                                        f"compaction failed: {exc.message}",
-                                        LARGER_MODEL_HINT) from None
+        why = "even after a compaction" if exc is None else f"and compaction failed: {exc.message}"
+        raise (self._fixed_part_error(request, self.settings.threshold_ratio)
+               or ContextLengthExceeded(f"the request does not fit the context window "
+                                        f"({self.context_limit().tokens:,} tokens) {why}",
+                                        LARGER_MODEL_HINT)) from None
 
     def _fixed_part_error(self, request: RequestContext, ratio: float
                           ) -> ContextLengthExceeded | None:
@@ -202,16 +229,13 @@ class ContextManager(ContextFigures):
         It names what takes the room (the extensions) and the fix, as the pause notice does,
         instead of "use a larger model" alone; ``None`` when the fixed part is smaller.
         """
-        if self.manages_own_context:
-            return None
         from goosectx.compaction.decide import fixed_part_cause
 
-        found = self.fixed_part_cause(request, ratio)
+        found = None if self.manages_own_context else self.fixed_part_cause(request, ratio)
         if found is None:
             return None
         cause, fix = fixed_part_cause(*found)
-        return ContextLengthExceeded(f"the request does not fit the context window: {cause}",
-                                     fix)
+        return ContextLengthExceeded(f"the request does not fit the context window: {cause}", fix)
 
     def after_call(self, request: RequestContext, *,
                    cancel: threading.Event | None = None) -> Iterator[Event]:
@@ -260,8 +284,7 @@ class ContextManager(ContextFigures):
             CompactionFailed: the model manages its own context, nothing to compact, or the
                 summary request cannot be made to fit; :class:`CompactionWouldGrow` when the
                 view would not shrink (its hint names the fixed part when that alone is over
-                the threshold). ProviderError: the summary call failed. In both cases the
-                history is untouched.
+                the threshold). ProviderError: the summary call failed. History untouched.
         """
         if strategy not in ("llm", "extractive"):
             raise ValueError(f"unknown compaction strategy {strategy!r}")
