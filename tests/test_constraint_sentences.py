@@ -42,6 +42,7 @@ def test_an_issue_title_and_text_saying_do_not_state_no_rule() -> None:
 @pytest.mark.parametrize("line", [
     "Never use unsafe.", "Do not modify the tests; run them with pytest.",
     "I don't want new dependencies.", "Tests must never touch the network.",
+    "Tests never touch the network.",
     "Please don't add dependencies.", "Use tabs for indentation. Never touch secrets.cfg.",
     "Keep lines at 79 columns, and do not reformat other files.",
 ])

@@ -134,10 +134,11 @@ _RULE_END = LazyPattern(r"(?<=[.!?])\s+(?=[^\sa-z])")
 space and no lower-case letter ("e.g. use" and a clause after ``;`` stay in their sentence)."""
 _DESCRIBED = LazyPattern(
     r"\b(?!(?:you|we|i|please|and|but|or|so|then|just|also|simply|to|should|must|shall|will"
-    r"|would|can|could|may|might)\b)[a-z]\w*\s+(?:do not|don't|never)\b", re.I)
-"""A negation with its subject before it: "arguments do not appear", "it never returns" — a
-description (an issue's title or text), not the user's rule; "never use", "you do not need
-to", "please don't", "must never" stay rules."""
+    r"|would|can|could|may|might)\b)[a-z]\w*\s+(?:do not|don't)\b", re.I)
+"""A "do not" with its subject before it: "arguments do not appear" — a description (an
+issue's title or text), not the user's rule; "never use", "you do not need to", "please
+don't", "must never" stay rules, and so does "tests never touch the network" (a rule a user
+writes so: losing one costs more than listing "it never returns")."""
 _STATEMENT = LazyPattern(
     r"^(?:[^\s:]+(?: [^\s:]+){0,2}:\s|(?:i|we|the|this|that|these|those|it|its|there|here|my"
     r"|our|a|an|they|their|he|she|when|if|as|since|because)\b)", re.I)
