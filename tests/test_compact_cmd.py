@@ -500,7 +500,7 @@ def test_run_resume_says_auto_compaction_is_paused_after_compact_undo(
     priced_model.add({"text": "done"}, {"text": "done again"})
     _, err = cli(capsys, "run", "--resume", "work", "-t", "go on")
     line = " ".join(err.split())
-    assert ("note: auto-compaction is paused for this session (a compaction was undone); "
+    assert ("note: auto-compaction is paused (a compaction was undone); "
             "goosectx compact work compacts it") in line
     cli(capsys, "compact", "work", "--strategy", "extractive")  # lifts the pause
     _, err = cli(capsys, "run", "--resume", "work", "-t", "and now")

@@ -29,7 +29,7 @@ def _note(reason: str, *, by_undo: bool = False) -> str:
 
 def test_a_storm_pause_is_said_as_sentences_with_the_run_fix() -> None:
     note = _note(pause_reason(storm_notice(1_500, 400, 2_000, 0.8)))
-    assert note.startswith("auto-compaction is paused for this session: each step of this "
+    assert note.startswith("auto-compaction is paused: each step of this "
                            "tool loop adds about 400 tokens"), note
     assert note.endswith("Running goosectx compact work compacts it and lifts the pause."), note
     assert "(" + "each step" not in note and ".)" not in note
@@ -45,6 +45,6 @@ def test_a_reason_kept_by_an_older_version_loses_the_turn_sentence_too() -> None
 
 
 def test_an_undone_compaction_keeps_its_short_reason() -> None:
-    assert _note("", by_undo=True) == ("auto-compaction is paused for this session (a "
+    assert _note("", by_undo=True) == ("auto-compaction is paused (a "
                                        "compaction was undone); goosectx compact work "
                                        "compacts it and lifts the pause")

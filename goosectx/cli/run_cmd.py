@@ -321,12 +321,12 @@ def paused_note(opened: OpenSession) -> str | None:
         return None  # compaction shrinks it, and its own notice named the fix
     ref = session_ref(opened.session)  # (its id when the name holds a key)
     if state.pause_reason and not state.paused_by_undo:  # the notice's sentences, as said
-        return (f"auto-compaction is paused for this session: "
+        return (f"auto-compaction is paused: "
                 f"{resumed_reason(state.pause_reason)} Running goosectx compact {ref} "
                 "compacts it and lifts the pause.")
     why = ("a compaction was undone" if state.paused_by_undo
            else "the last compaction did not shrink the context")
-    return (f"auto-compaction is paused for this session ({why}); goosectx compact {ref} "
+    return (f"auto-compaction is paused ({why}); goosectx compact {ref} "
             "compacts it and lifts the pause")
 
 

@@ -115,8 +115,9 @@ def undo_notice(restored_count: int, tokens_before: int, tokens_after: int, *,
     return (f"Compaction undone: the model sees the {restored_count:,} {noun} it had replaced "
             f"again ({figures}). "
             + (over + " " if over else "")
-            + "Auto-compaction is paused for this session, so it does not compact the same "
-            f"messages again; /compact compacts and lifts the pause.{again}")
+            + "Auto-compaction is paused, so it does not compact the same messages again (a "
+            "request over the context limit still is); /compact compacts and lifts the "
+            f"pause.{again}")
 
 
 def undo_last(session: Session, *, reestimate: Callable[[], int],
