@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from cli_support import run_cli
 from compaction_support import REQUEST, collect, make_session, manager, tool_pair, words
-from conftest import DUMMY_API_KEY, FAKE_MODEL
+from conftest import DUMMY_API_KEY
 from fakeserver import FakeServer
 
 from goosectx.config import load_settings
@@ -54,15 +54,18 @@ def _save(name: str) -> None:
         store.close()
 
 
-def test_an_offline_compaction_keeps_no_key_the_summariser_wrote(
-        fake_server: FakeServer, monkeypatch: pytest.MonkeyPatch,
-        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+@pytest.fixture
+def project_model(fake_model: FakeServer, monkeypatch: pytest.MonkeyPatch,
+                tmp_path: Path) -> FakeServer:
+    """The fake model (conftest), in a project dir of its own."""
     monkeypatch.chdir(tmp_path)
-    monkeypatch.setenv("GOOSE_MODEL", FAKE_MODEL)
-    monkeypatch.setenv("OPENAI_API_BASE", fake_server.base_url)
-    monkeypatch.setenv("OPENAI_API_KEY", DUMMY_API_KEY)
+    return fake_model
+
+
+def test_an_offline_compaction_keeps_no_key_the_summariser_wrote(
+        project_model: FakeServer, capsys: pytest.CaptureFixture[str]) -> None:
     _save("keyt")
-    fake_server.add({"text": LEAKY_SUMMARY})
+    project_model.add({"text": LEAKY_SUMMARY})
     code, out, err = run_cli(capsys, "compact", "keyt")
     assert code == 0, err
     summary = next(t for t in _stored_texts("keyt") if "deploy with the key" in t)
@@ -73,18 +76,13 @@ def test_an_offline_compaction_keeps_no_key_the_summariser_wrote(
 
 
 def test_an_agents_compaction_redacts_the_summary_before_it_is_sent_back(
-        fake_server: FakeServer, monkeypatch: pytest.MonkeyPatch,
-        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.setenv("GOOSE_MODEL", FAKE_MODEL)
-    monkeypatch.setenv("OPENAI_API_BASE", fake_server.base_url)
-    monkeypatch.setenv("OPENAI_API_KEY", DUMMY_API_KEY)
+        project_model: FakeServer, capsys: pytest.CaptureFixture[str]) -> None:
     _save("live")
-    fake_server.add({"error": "context_length"}, {"text": LEAKY_SUMMARY}, {"text": "finished"})
+    project_model.add({"error": "context_length"}, {"text": LEAKY_SUMMARY}, {"text": "finished"})
     code, out, err = run_cli(capsys, "run", "--resume", "live", "-t", "the next step")
     assert code == 0, err
     assert "finished" in out
-    retry = json.dumps(fake_server.requests[-1]["messages"])
+    retry = json.dumps(project_model.requests[-1]["messages"])
     assert "deploy with the key" in retry and DUMMY_API_KEY not in retry and ENCODED not in retry
     assert not any(DUMMY_API_KEY in t for t in _stored_texts("live"))
 
