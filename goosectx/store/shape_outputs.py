@@ -80,6 +80,7 @@ class Outputs:
         self.reads = 0
         self._order: list[str] | None = None  # the messages pending at the first batch
         self._place: dict[str, int] = {}
+        self._last: int | None = None  # where the last batch read started
         self.lock = threading.Lock()  # an output read on another thread waits its turn
 
     def register(self, mid: str, at: int, part: ToolResponse) -> None:
@@ -108,8 +109,10 @@ class Outputs:
 
         Row by row up to :data:`SINGLE_READS` rows; then ``mid`` and the pending messages
         after it in the session's order, :data:`SINGLE_READS` rows a query (a reader that goes
-        on in order, the summary request's results, finds the next ones read); after
-        :data:`BATCH_READS` such queries, every pending message.
+        on in order, the summary request's results, finds the next ones read) — or before it
+        when the reads go back from the newest (the digest rung's newest messages,
+        :mod:`goosectx.compaction.digest_rung`); after :data:`BATCH_READS` such queries,
+        every pending message.
         """
         with self.lock:
             if mid not in self.parts:  # read meanwhile
@@ -125,7 +128,11 @@ class Outputs:
             if start is None or self._order is None:  # (one of the first reads)
                 self._fill(mid, self.whole(mid))
                 return
-            wanted = [m for m in self._order[start:start + SINGLE_READS] if m in self.parts]
+            back = self._last is not None and start < self._last  # read from the newest back
+            self._last = start
+            batch = (self._order[max(0, start - SINGLE_READS + 1):start + 1] if back
+                     else self._order[start:start + SINGLE_READS])
+            wanted = [m for m in batch if m in self.parts]
             rows = self.conn.execute(_ROWS, (json.dumps(wanted),)).fetchall()
             for found, *row in rows:
                 if found in self.parts:
