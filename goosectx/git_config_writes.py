@@ -158,7 +158,7 @@ def writes_git_config(name: str, args: list[str], where: Where | None = None) ->
         paths = local_writes(name, args)
     elif (venv := table_name(name, args))[0] in ("venv", "virtualenv"):  # python3 -m venv .git
         paths = [a for a in venv[1] if a[:1] != "-" and names_git_dir([a], where)]  # not .venv
-    elif extracted := _extracted_into(*table_name(name, args)):  # unrar x a.rar .git/hooks/
+    elif extracted := _extracted_into(*venv):  # unrar x a.rar .git/hooks/ (venv: its table)
         paths = extracted
     elif name == "pax" and _pax_renames(args):  # pax -r -s ',^,.git/,': names it makes up
         return ("pax -r -s renames the files it extracts: it may write anywhere, a git hook or "

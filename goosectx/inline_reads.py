@@ -127,7 +127,7 @@ def _unescaped(text: str) -> str:
 
 
 def code_reads(words: list[str], dirs: tuple[Path, ...], judge: Callable[[Path], str | None],
-               line: str = "", working_dir: Path | None = None) -> Iterator[tuple[str, str]]:
+               line: str, working_dir: Path) -> Iterator[tuple[str, str]]:
     """Each name a command's inline code gives a sensitive file: ``(name, how it is shown)``.
 
     ``words``: the command's program and arguments, wrappers looked through; a runner's
@@ -144,8 +144,7 @@ def code_reads(words: list[str], dirs: tuple[Path, ...], judge: Callable[[Path],
         return
     texts, files = code_files(name, words[start + 1:], line)
     if any(_LOADS_DOTENV.search(text) for text in texts):  # load_dotenv(), require('dotenv')
-        yield from code_loads(dirs, judge, working_dir or (dirs[0] if dirs else Path.cwd()),
-                              name)
+        yield from code_loads(dirs, judge, working_dir, name)
     seen: set[str] = set()
     for piece, exact in [*((p, False) for text in texts for p in code_pieces(text)),
                          *((f, True) for f in files)]:

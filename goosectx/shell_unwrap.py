@@ -72,11 +72,12 @@ LONG_OPTIONS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
 """Wrappers' long options as GNU getopt knows them: (flags, or whose value is optional and
 given with ``=`` only; options that take the next word). A ``--long`` word one of them names
 (whole, or by a prefix only it has) is read that one way; any other both ways."""
-_SPECS = {**WRAPPERS, **{key: (g.valued, g.positionals) for key, g in GRAMMARS.items()}}
-_OPTIONAL = {**OPTIONAL_VALUES, **{key: g.optional for key, g in GRAMMARS.items()}}
-_LONG = {**LONG_OPTIONS, **{key: (g.flags, g.long_valued) for key, g in GRAMMARS.items()}}
-"""The wrappers' tables and the runners' (:data:`goosectx.shell_runner_options.GRAMMARS`,
-read by ``NAME`` or ``NAME VERB``: ``unwrap("uv run", …)``)."""
+_GRAMMARS = {**{name: Grammar(valued, positionals, OPTIONAL_VALUES.get(name, ""),
+                               *LONG_OPTIONS.get(name, ((), ())))
+                 for name, (valued, positionals) in WRAPPERS.items()}, **GRAMMARS}
+"""The wrappers' grammars (their tables above, made once) and the runners'
+(:data:`goosectx.shell_runner_options.GRAMMARS`, read by ``NAME`` or ``NAME VERB``:
+``unwrap("uv run", …)``)."""
 _TWO_READINGS = {"sudo": "h"}
 """Options read both ways: sudo takes a word that is no option after a bare ``-h`` for its host
 (its own parser, not getopt's), and ``-hu root`` is host ``u`` to getopt; each is also read as
@@ -189,7 +190,7 @@ def unwrap(name: str, words: list[Word], start: int = 0,  # noqa: C901, PLR0912
     and the words after it: :func:`env_split_strings`).
     """
     budget = [8] if budget is None else budget
-    spec = grammar or Grammar(*_SPECS[name], _OPTIONAL.get(name, ""), *_LONG.get(name, ((), ())))
+    spec = grammar or _GRAMMARS[name]
     with_value, positionals = spec.valued + spec.given, spec.positionals
     args = [w.value for w in words]
     i = start

@@ -50,10 +50,10 @@ from goosectx.conversation import Message, TextContent, ToolRequest, ToolRespons
 from goosectx.tokens import TokenCounter
 
 MAX_COMMANDS = 20
+"""Newest shell commands listed."""
 _OWN_SECTIONS = ("commands run", "user constraints", "open to-do items")
 """The sections (lower case, without the facts mark) that alone carry a command, a constraint or
 a to-do item to the next compaction: one named only in another is listed in the facts again."""
-"""Newest shell commands listed."""
 MAX_CONSTRAINT_CHARS = 300
 """Longest constraint line listed (a longer one is cut between words)."""
 MAX_WHOLE_CONSTRAINT_CHARS = MAX_LINE_CHARS - len("- ")
