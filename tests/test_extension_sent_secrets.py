@@ -53,7 +53,7 @@ def test_a_servers_secret_in_its_instructions_and_tools_is_not_sent_or_shown(
 
 def test_every_reply_of_the_server_is_redacted_at_the_transport() -> None:
     """A prompt's text and a resource's contents, not only listings."""
-    check = ListingCheck(lambda text: text.replace(TOKEN, "[REDACTED]"))
+    check = ListingCheck(lambda: lambda text: text.replace(TOKEN, "[REDACTED]"))
     for number, (method, result) in enumerate([
             ("prompts/get", {"messages": [{"role": "user", "content": {
                 "type": "text", "text": "body " + TOKEN}}]}),

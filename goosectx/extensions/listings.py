@@ -55,9 +55,8 @@ class ListingCheck:
             entry dropped since :meth:`clear`, in the server's order.
     """
 
-    def __init__(self, redact: Callable[[str], str] = str, *,
-                 redactor: Callable[[], Callable[[str], str]] | None = None) -> None:
-        self._redactor = redactor or (lambda: redact)
+    def __init__(self, redactor: Callable[[], Callable[[str], str]] = lambda: str) -> None:
+        self._redactor = redactor
         """The redaction of a message's strings, asked once per message (it may change)."""
         self.rejected: dict[str, list[str]] = {kind: [] for _key, kind, _m in _LISTS.values()}
         self._asked: dict[str | int, str] = {}
