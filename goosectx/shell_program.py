@@ -24,6 +24,9 @@ KEYWORDS = RESERVED_WORDS
 """Reserved words bash reads before a command (``then rm x``): syntax, not a program."""
 
 _COMPOUND = frozenset({"{", "if", "while", "until", "for", "case", "select", "[[", "!"})
+_CLOSING = frozenset({"done", "fi", "esac", "}"})
+"""Words that close a compound command: only redirections may follow, whose targets the lexer
+leaves as words (``done < <(git ls-files)``: ``<(…)`` is no program)."""
 SYSTEM_PROGRAM = re.compile(r"/(?:usr/(?:local/)?)?s?bin/(?!\.\.?(?:$| ))[^/\s'\"\\]+(?= |$)")
 """A program in a standard program dir, as the first word of an allow form (``/bin/rm x``):
 root's, the one its name runs (``./rm``, ``/opt/bin/rm`` are not)."""
@@ -45,6 +48,8 @@ def after_keywords(words: list[Word], piped: bool = False) -> list[Word]:
             if k == len(words) or words[k].raw not in KEYWORDS | _COMPOUND:
                 return words  # time CMD: the wrapper, read as one
             words = words[k:]
+        elif words[0].raw in _CLOSING:
+            return []
         elif words[0].raw in KEYWORDS:
             named = words[0].raw == "coproc" and len(words) > 2 and words[2].raw in _COMPOUND
             words = words[2 if named else 1:]
