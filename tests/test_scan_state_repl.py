@@ -105,7 +105,10 @@ def test_runs_automatic_compaction_resumes_it_too(
     scanned.clear()
     _, err = cli(capsys, "run", "--resume", "long", "-t", "go on")
     assert "goosectx: context compacted (auto)" in err, err
-    assert 0 < sum(scanned) < view // 2  # the automatic compaction resumed the kept state
+    # The automatic compaction's facts scan resumed the kept state. (In this 4,000-token
+    # window no rung of the summary request fits: the digest rung's extractive digest of the
+    # oldest messages is a second scan, of those messages, from the start.)
+    assert 0 < scanned[0] < view // 2
     scanned.clear()
     monkeypatch.setenv("GOOSECTX_HOME", str(fresh))
     cli(capsys, "run", "--resume", "long", "-t", "go on")

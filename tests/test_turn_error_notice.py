@@ -18,9 +18,9 @@ def _flat(text: str) -> str:
 def test_a_turn_the_spending_cap_ends_says_so_in_show_export_and_resume(
         priced: FakeServer, capsys: pytest.CaptureFixture[str]) -> None:  # noqa: F811
     priced.add({"tool_calls": [{"name": "shell", "arguments": {"command": "echo ran"}}],
-                "usage": {"prompt_tokens": 200_000, "completion_tokens": 10}})
+                "usage": {"prompt_tokens": 100_000, "completion_tokens": 10}})  # in the window
     code, _, err = run_cli(capsys, "--mode", "auto", "run", "--name", "capped", "--max-cost",
-                           "0.02", "-t", "do it")
+                           "0.01", "-t", "do it")
     assert code == 1 and "spending cap reached" in err and len(priced.requests) == 1
     assert err.count("spending cap reached") == 1  # live: the error line only, not twice
     shown = _flat(cli(capsys, "sessions", "show", "capped")[0])
